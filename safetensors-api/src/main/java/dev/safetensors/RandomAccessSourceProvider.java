@@ -1,0 +1,29 @@
+package dev.safetensors;
+
+import java.io.IOException;
+import java.net.URI;
+
+/**
+ * Opens {@link RandomAccessSource}s for the URIs of one storage system. Providers are found with
+ * {@link java.util.ServiceLoader}: a backend module declares {@code provides dev.safetensors.RandomAccessSourceProvider
+ * with ...} in its {@code module-info} and lists the class in {@code META-INF/services} for class path users.
+ *
+ * <p>Implementations are stateless or thread-safe, and have a public no-argument constructor.
+ */
+public interface RandomAccessSourceProvider {
+
+    /**
+     * @param uri a source URI such as {@code file:///m.safetensors} or {@code s3://bucket/key}
+     * @return whether this provider opens it (usually a test of the scheme)
+     */
+    boolean supports(URI uri);
+
+    /**
+     * Opens the object. A provider may defer all requests until the first read.
+     *
+     * @param uri a URI this provider {@linkplain #supports supports}
+     * @return an open source; the caller closes it
+     * @throws IOException if the URI is malformed for this provider or the object cannot be opened
+     */
+    RandomAccessSource open(URI uri) throws IOException;
+}

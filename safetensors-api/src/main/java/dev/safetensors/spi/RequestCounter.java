@@ -1,0 +1,38 @@
+package dev.safetensors.spi;
+
+import dev.safetensors.SourceStatistics;
+
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counts the requests a source makes and the bytes it receives. Thread-safe; cheap on the read path.
+ */
+public final class RequestCounter {
+    private final LongAdder requests = new LongAdder();
+    private final LongAdder bytes = new LongAdder();
+
+    /** Creates a counter at zero. */
+    public RequestCounter() {
+    }
+
+    /** Counts one request. */
+    public void request() {
+        requests.increment();
+    }
+
+    /**
+     * Counts received bytes.
+     *
+     * @param n bytes received, ignored unless positive
+     */
+    public void bytes(long n) {
+        if (n > 0) {
+            bytes.add(n);
+        }
+    }
+
+    /** @return the counts so far */
+    public SourceStatistics snapshot() {
+        return new SourceStatistics(requests.sum(), bytes.sum());
+    }
+}
