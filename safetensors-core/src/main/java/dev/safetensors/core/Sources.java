@@ -1,0 +1,102 @@
+package dev.safetensors.core;
+
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RandomAccessSourceProvider;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+
+/**
+ * Opens a {@link RandomAccessSource} for a path or URI. Local files are built in; every other scheme is served by a
+ * {@link RandomAccessSourceProvider} found with {@link ServiceLoader} (on the module path through {@code provides},
+ * on the class path through {@code META-INF/services}), so adding {@code safetensors-s3}, {@code safetensors-gcs} or
+ * {@code safetensors-http} to an application is all it takes to open {@code s3://}, {@code gs://} or
+ * {@code https://} sources.
+ *
+ * <p>Thread-safe.
+ */
+public final class Sources {
+    private Sources() {
+    }
+
+    /**
+     * @param path a local file
+     * @return an open source
+     * @throws IOException if the file cannot be opened
+     */
+    public static RandomAccessSource open(Path path) throws IOException {
+        return FileSource.open(path);
+    }
+
+    /**
+     * @param uri a URI; one without a scheme is a local path
+     * @return an open source from the first provider that supports the URI
+     * @throws IOException if no provider supports the scheme, or the provider cannot open it
+     */
+    public static RandomAccessSource open(URI uri) throws IOException {
+        if (uri.getScheme() == null) {
+            return FileSource.open(Path.of(uri.getPath()));
+        }
+        for (RandomAccessSourceProvider p : providers()) {
+            if (p.supports(uri)) {
+                return p.open(uri);
+            }
+        }
+        throw new IOException("no storage backend supports '" + uri.getScheme() + ":' sources; local files are"
+                + " built in, and s3:, gs:, https:/http:/hf: need safetensors-s3, safetensors-gcs or safetensors-http"
+                + " on the class or module path");
+    }
+
+    /**
+     * Opens what a user typed: a URI with a scheme of two or more letters ({@code s3://b/k}, {@code https://...},
+     * {@code file:/x}), or else a local path (so {@code C:\m.safetensors} and {@code model.safetensors} are paths).
+     *
+     * @param location a URI or a path
+     * @return an open source
+     * @throws IOException if it cannot be opened
+     */
+    public static RandomAccessSource open(String location) throws IOException {
+        URI uri = asUri(location);
+        return uri == null ? FileSource.open(Path.of(location)) : open(uri);
+    }
+
+    /**
+     * @param location what a user typed
+     * @return the URI it names, or {@code null} when it is a plain local path
+     */
+    static URI asUri(String location) {
+        int colon = location.indexOf(':');
+        if (colon < 2) {
+            return null;
+        }
+        for (int i = 0; i < colon; i++) {
+            char c = location.charAt(i);
+            boolean ok = Character.isLetter(c) || (i > 0 && (Character.isDigit(c) || c == '+' || c == '-' || c == '.'));
+            if (!ok || c > 0x7f) {
+                return null;
+            }
+        }
+        try {
+            return new URI(location);
+        } catch (URISyntaxException e) {
+            return null;
+        }
+    }
+
+    private static List<RandomAccessSourceProvider> providers() {
+        List<RandomAccessSourceProvider> list = new ArrayList<>();
+        for (RandomAccessSourceProvider p : ServiceLoader.load(RandomAccessSourceProvider.class)) {
+            list.add(p);
+        }
+        boolean hasFile = list.stream().anyMatch(p -> p instanceof FileSourceProvider);
+        if (!hasFile) {
+            list.add(new FileSourceProvider());
+        }
+        return list;
+    }
+}

@@ -1,0 +1,98 @@
+package dev.safetensors.core;
+
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
+
+/**
+ * Strict UTF-8 validation (rule 7): no overlong forms, no encoded surrogates, nothing above U+10FFFF, no truncated
+ * sequences. ASCII, which is nearly all of any real header, is checked eight bytes at a time.
+ */
+final class Utf8Validator {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long HIGH_BITS = 0x8080808080808080L;
+    private static final long ONES = 0x0101010101010101L;
+    private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+
+    /** Where validation failed, or {@link #VALID}; whether a backslash (an escape) was seen. */
+    record Result(int errorAt, boolean hasBackslash) {
+        static final int VALID = -1;
+
+        boolean valid() {
+            return errorAt == VALID;
+        }
+    }
+
+    private Utf8Validator() {
+    }
+
+    /**
+     * @param b   the bytes
+     * @param off first byte to check
+     * @param len number of bytes to check
+     * @return the offset (relative to {@code off}) of the first byte of the first invalid sequence, or valid
+     */
+    static Result validate(byte[] b, int off, int len) {
+        int i = off;
+        int end = off + len;
+        boolean backslash = false;
+        while (i < end) {
+            if (i + 8 <= end) {
+                long v = (long) LONGS.get(b, i);
+                if ((v & HIGH_BITS) == 0) {
+                    long x = v ^ BACKSLASHES;
+                    if (((x - ONES) & ~x & HIGH_BITS) != 0) {
+                        backslash = true;
+                    }
+                    i += 8;
+                    continue;
+                }
+            }
+            int c = b[i] & 0xff;
+            if (c < 0x80) {
+                if (c == '\\') {
+                    backslash = true;
+                }
+                i++;
+                continue;
+            }
+            int n = sequenceLength(b, i, end);
+            if (n < 0) {
+                return new Result(i - off, backslash);
+            }
+            i += n;
+        }
+        return new Result(Result.VALID, backslash);
+    }
+
+    /** @return the length of the valid multi-byte sequence at {@code i}, or -1 */
+    private static int sequenceLength(byte[] b, int i, int end) {
+        int c = b[i] & 0xff;
+        if (c >= 0xC2 && c <= 0xDF) {
+            return continuation(b, i + 1, end) ? 2 : -1;
+        }
+        if (c >= 0xE0 && c <= 0xEF) {
+            if (i + 2 >= end) {
+                return -1;
+            }
+            int c1 = b[i + 1] & 0xff;
+            int lo = c == 0xE0 ? 0xA0 : 0x80;   // E0 80..9F would be overlong
+            int hi = c == 0xED ? 0x9F : 0xBF;   // ED A0..BF would encode a surrogate
+            return c1 >= lo && c1 <= hi && continuation(b, i + 2, end) ? 3 : -1;
+        }
+        if (c >= 0xF0 && c <= 0xF4) {
+            if (i + 3 >= end) {
+                return -1;
+            }
+            int c1 = b[i + 1] & 0xff;
+            int lo = c == 0xF0 ? 0x90 : 0x80;   // F0 80..8F would be overlong
+            int hi = c == 0xF4 ? 0x8F : 0xBF;   // F4 90.. would be above U+10FFFF
+            return c1 >= lo && c1 <= hi && continuation(b, i + 2, end) && continuation(b, i + 3, end) ? 4 : -1;
+        }
+        return -1;
+    }
+
+    private static boolean continuation(byte[] b, int i, int end) {
+        return i < end && (b[i] & 0xC0) == 0x80;
+    }
+}
