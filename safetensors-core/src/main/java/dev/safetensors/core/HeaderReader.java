@@ -49,6 +49,14 @@ final class HeaderReader {
         return new HeaderParser(name, limits, file, 8, length, file.length).parse();
     }
 
+    /** Validates the N header bytes of a file of {@code fileSize} bytes, held apart from their prefix. */
+    static SafetensorsHeader parseHeaderBytes(String name, byte[] header, long fileSize, Limits limits)
+            throws IOException {
+        byte[] prefix = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(header.length).array();
+        int length = declaredLength(name, prefix, 8, fileSize, limits);
+        return new HeaderParser(name, limits, header, 0, length, fileSize).parse();
+    }
+
     /**
      * Rules 1 to 4 and 6 on the first {@code have} bytes of a file of {@code size} bytes.
      *

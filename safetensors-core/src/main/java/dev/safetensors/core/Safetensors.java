@@ -90,4 +90,22 @@ public final class Safetensors {
     public static SafetensorsHeader readHeader(String name, byte[] file, Limits limits) throws IOException {
         return HeaderReader.parse(Objects.requireNonNull(name, "name"), file, Objects.requireNonNull(limits, "limits"));
     }
+
+    /**
+     * Validates header bytes that were obtained some other way (a cache, a previous read), for a file of
+     * {@code fileSize} bytes: every rule from 5 on, including the layout against the payload that {@code fileSize}
+     * implies. Rules 1 to 4 are checked against {@code fileSize} and {@code header.length}.
+     *
+     * @param name     a name for messages
+     * @param header   exactly the N header bytes that follow the 8-byte prefix (read in place, not retained)
+     * @param fileSize the size of the whole file
+     * @param limits   the policy
+     * @return the validated header
+     * @throws IOException if the header breaks a rule
+     */
+    public static SafetensorsHeader parseHeader(String name, byte[] header, long fileSize, Limits limits)
+            throws IOException {
+        return HeaderReader.parseHeaderBytes(Objects.requireNonNull(name, "name"), header, fileSize,
+                Objects.requireNonNull(limits, "limits"));
+    }
 }
