@@ -8,13 +8,8 @@ import dev.safetensors.SafetensorsException;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.UnsupportedDtypeException;
-import tools.jackson.core.JacksonException;
-import tools.jackson.core.JsonParser;
-import tools.jackson.core.JsonToken;
-import tools.jackson.core.ObjectReadContext;
-import tools.jackson.core.TokenStreamLocation;
-import tools.jackson.core.exc.StreamConstraintsException;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -26,9 +21,9 @@ import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
- * Rules 5 and 7 to 21 over the header bytes: strict UTF-8, then one streaming pass over strict JSON that checks
- * every entry as it goes, then one sort for the layout. The first rule broken in document order is reported; a
- * value of the wrong JSON type is read to its end first, so nesting and syntax errors inside it come first.
+ * Rules 5 and 7 to 21 over the header bytes: strict UTF-8, then one pass of {@link JsonTokenizer} that checks every
+ * entry as it is read, then one sort for the layout. The first rule broken in document order is reported; a value of
+ * the wrong JSON type is read to its end first, so nesting and syntax errors inside it come first.
  *
  * <p>An unsupported dtype does not stop the pass: a file is reported as unsupported only when it breaks no other
  * rule. A dtype name the format does not define at all leaves the layout unverifiable, so the layout check is then
@@ -36,6 +31,12 @@ import java.util.stream.Collectors;
  */
 final class HeaderParser {
     private static final long[] NO_DIMS = new long[0];
+    private static final byte[] METADATA = ascii("__metadata__");
+    private static final byte[] DTYPE = ascii("dtype");
+    private static final byte[] SHAPE = ascii("shape");
+    private static final byte[] DATA_OFFSETS = ascii("data_offsets");
+    private static final DType[] DTYPES = DType.values();
+    private static final byte[][] DTYPE_NAMES = Arrays.stream(DTYPES).map(t -> ascii(t.name())).toArray(byte[][]::new);
 
     private final String source;
     private final Limits limits;
@@ -44,8 +45,7 @@ final class HeaderParser {
     private final int length;
     private final long fileSize;
 
-    private JsonParser parser;
-    private boolean mayHoldEscapes;
+    private JsonTokenizer json;
     private long[] dims = new long[16];
     private UnsupportedDtypeException unsupported;
     private boolean unknownDtype;
@@ -65,49 +65,41 @@ final class HeaderParser {
             throw invalid(ErrorCode.INVALID_UTF8, "the header is not valid UTF-8 (overlong, surrogate, truncated or"
                     + " out-of-range sequence)", null, utf8.errorAt());
         }
-        mayHoldEscapes = utf8.hasBackslash();
         checkStart();
+        json = new JsonTokenizer(source, bytes, offset, length, limits.maxDepth());
+        json.next();
 
         List<TensorInfo> tensors = new ArrayList<>();
         Map<String, String> metadata = Collections.emptyMap();
-        try (JsonParser p = JsonFactories.forLimits(limits).createParser(ObjectReadContext.empty(), bytes, offset,
-                length)) {
-            parser = p;
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw invalid(ErrorCode.INVALID_JSON, "the header is not a JSON object", null, tokenOffset());
+        Set<String> names = new HashSet<>();
+        int entries = 0;
+        while (json.next() == JsonToken.NAME) {
+            long at = json.tokenOffset();
+            if (++entries > limits.maxEntries()) {
+                throw invalid(ErrorCode.TOO_MANY_ENTRIES, "more than " + limits.maxEntries() + " root entries", null,
+                        at);
             }
-            Set<String> names = new HashSet<>();
-            int entries = 0;
-            while (p.nextToken() == JsonToken.PROPERTY_NAME) {
-                long at = tokenOffset();
-                String name = p.currentName();
-                if (++entries > limits.maxEntries()) {
-                    throw invalid(ErrorCode.TOO_MANY_ENTRIES, "more than " + limits.maxEntries()
-                            + " root entries", null, at);
-                }
-                boolean isMetadata = "__metadata__".equals(name);
-                if (!isMetadata) {
-                    checkString(name, limits.maxStringBytes(), "name", name, at);
-                }
-                if (!names.add(name)) {
-                    throw invalid(ErrorCode.DUPLICATE_KEY, "the name appears twice in the header", name, at);
-                }
-                if (isMetadata) {
-                    metadata = readMetadata();
-                } else {
-                    TensorInfo t = readTensor(name, at);
-                    if (t != null) {
-                        tensors.add(t);
-                    }
+            boolean isMetadata = json.rawTextEquals(METADATA);
+            if (!isMetadata) {
+                checkLength(limits.maxStringBytes(), "name", null, at);
+            }
+            String name = json.text();
+            if (!names.add(name)) {
+                throw invalid(ErrorCode.DUPLICATE_KEY, "the name appears twice in the header", name, at);
+            }
+            if (isMetadata || "__metadata__".equals(name)) {
+                metadata = readMetadata();
+            } else {
+                TensorInfo info = readTensor(name, at);
+                if (info != null) {
+                    tensors.add(info);
                 }
             }
-            checkPadding(p.currentLocation().getByteOffset());
-        } catch (JacksonException e) {
-            throw translate(e);
         }
-        long payloadLength = fileSize - 8 - length;
+        checkPadding(json.position());
+
         if (!unknownDtype) {
-            TensorLayout.sortAndCheck(source, tensors, payloadLength);
+            TensorLayout.sortAndCheck(source, tensors, fileSize - 8 - length);
         }
         if (unsupported != null) {
             throw unsupported;
@@ -133,11 +125,12 @@ final class HeaderParser {
     }
 
     /** Rule 9: only JSON whitespace may follow the root object. */
-    private void checkPadding(long end) throws InvalidHeaderException {
-        for (long i = end; i < length; i++) {
-            byte c = bytes[offset + (int) i];
+    private void checkPadding(int end) throws InvalidHeaderException {
+        for (int i = end; i < length; i++) {
+            byte c = bytes[offset + i];
             if (!isJsonSpace(c)) {
-                String what = c == 0 ? "a NUL byte (pad with spaces)" : "'" + (char) (c & 0xff) + "'";
+                String what = c == 0 ? "a NUL byte (pad with spaces)"
+                        : c > 0x20 && c < 0x7f ? "'" + (char) c + "'" : String.format("byte 0x%02x", c & 0xff);
                 throw invalid(ErrorCode.INVALID_JSON, "only whitespace may follow the header object, found " + what,
                         null, i);
             }
@@ -145,76 +138,88 @@ final class HeaderParser {
     }
 
     private Map<String, String> readMetadata() throws SafetensorsException {
-        if (parser.nextToken() != JsonToken.START_OBJECT) {
+        if (json.next() != JsonToken.BEGIN_OBJECT) {
             throw wrongType(ErrorCode.INVALID_METADATA, "__metadata__ is not an object", null);
         }
         Map<String, String> metadata = new LinkedHashMap<>();
-        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
-            long at = tokenOffset();
-            String key = parser.currentName();
+        while (json.next() == JsonToken.NAME) {
+            long at = json.tokenOffset();
             if (metadata.size() >= limits.maxMetadataKeys()) {
                 throw invalid(ErrorCode.TOO_MANY_METADATA_KEYS, "more than " + limits.maxMetadataKeys()
                         + " metadata keys", null, at);
             }
-            checkString(key, limits.maxStringBytes(), "metadata key", null, at);
+            checkLength(limits.maxStringBytes(), "metadata key", null, at);
+            String key = json.text();
             if (metadata.containsKey(key)) {
                 throw invalid(ErrorCode.DUPLICATE_KEY, "metadata key \"" + clip(key) + "\" appears twice", null, at);
             }
-            if (parser.nextToken() != JsonToken.VALUE_STRING) {
+            if (json.next() != JsonToken.STRING) {
                 throw wrongType(ErrorCode.INVALID_METADATA, "the value of metadata key \"" + clip(key)
                         + "\" is not a string", null);
             }
-            String value = parser.getText();
-            checkString(value, limits.maxMetadataValueBytes(), "metadata value", null, tokenOffset());
-            metadata.put(key, value);
+            checkLength(limits.maxMetadataValueBytes(), "metadata value", null, json.tokenOffset());
+            metadata.put(key, json.text());
         }
         return metadata;
     }
 
     /** @return the entry, or {@code null} when its dtype is not one the format defines */
     private TensorInfo readTensor(String name, long at) throws SafetensorsException {
-        if (parser.nextToken() != JsonToken.START_OBJECT) {
+        if (json.next() != JsonToken.BEGIN_OBJECT) {
             throw wrongType(ErrorCode.INVALID_TENSOR_ENTRY, "the entry is not an object", name);
         }
-        String dtypeName = null;
+        boolean haveDtype = false;
+        DType dtype = null;
+        String unknownDtypeName = null;
         long dtypeAt = -1;
         long[] shape = null;
         long[] range = null;
-        while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
-            String field = parser.currentName();
-            long fieldAt = tokenOffset();
-            switch (field) {
-                case "dtype" -> {
-                    requireFirst(dtypeName == null, field, name, fieldAt);
-                    if (parser.nextToken() != JsonToken.VALUE_STRING) {
-                        throw wrongType(ErrorCode.INVALID_TENSOR_ENTRY, "dtype is not a string", name);
-                    }
-                    dtypeAt = tokenOffset();
-                    dtypeName = parser.getText();
-                    checkString(dtypeName, limits.maxStringBytes(), "dtype", name, dtypeAt);
+        while (json.next() == JsonToken.NAME) {
+            long fieldAt = json.tokenOffset();
+            if (json.rawTextEquals(DTYPE) || (json.textEscaped() && json.text().equals("dtype"))) {
+                requireFirst(!haveDtype, "dtype", name, fieldAt);
+                haveDtype = true;
+                if (json.next() != JsonToken.STRING) {
+                    throw wrongType(ErrorCode.INVALID_TENSOR_ENTRY, "dtype is not a string", name);
                 }
-                case "shape" -> {
-                    requireFirst(shape == null, field, name, fieldAt);
-                    shape = readShape(name);
+                dtypeAt = json.tokenOffset();
+                checkLength(limits.maxStringBytes(), "dtype", name, dtypeAt);
+                dtype = lookupDtype();
+                if (dtype == null) {
+                    unknownDtypeName = json.text();
                 }
-                case "data_offsets" -> {
-                    requireFirst(range == null, field, name, fieldAt);
-                    range = readOffsets(name);
-                }
-                default -> throw invalid(ErrorCode.INVALID_TENSOR_ENTRY, "unexpected field \"" + clip(field)
+            } else if (json.rawTextEquals(SHAPE) || (json.textEscaped() && json.text().equals("shape"))) {
+                requireFirst(shape == null, "shape", name, fieldAt);
+                shape = readShape(name);
+            } else if (json.rawTextEquals(DATA_OFFSETS)
+                    || (json.textEscaped() && json.text().equals("data_offsets"))) {
+                requireFirst(range == null, "data_offsets", name, fieldAt);
+                range = readOffsets(name);
+            } else {
+                throw invalid(ErrorCode.INVALID_TENSOR_ENTRY, "unexpected field \"" + clip(json.text())
                         + "\" (a tensor entry has exactly dtype, shape and data_offsets)", name, fieldAt);
             }
         }
-        if (dtypeName == null || shape == null || range == null) {
-            String missing = dtypeName == null ? "dtype" : shape == null ? "shape" : "data_offsets";
+        if (!haveDtype || shape == null || range == null) {
+            String missing = !haveDtype ? "dtype" : shape == null ? "shape" : "data_offsets";
             throw invalid(ErrorCode.INVALID_TENSOR_ENTRY, "the entry has no " + missing, name, at);
         }
-        return checkEntry(name, dtypeName, dtypeAt, shape, range[0], range[1], at);
+        return checkEntry(name, dtype, unknownDtypeName, dtypeAt, shape, range[0], range[1], at);
+    }
+
+    /** @return the dtype the last string names, or {@code null} for a name the format does not define */
+    private DType lookupDtype() throws InvalidHeaderException {
+        for (int i = 0; i < DTYPES.length; i++) {
+            if (json.rawTextEquals(DTYPE_NAMES[i])) {
+                return DTYPES[i];
+            }
+        }
+        return json.textEscaped() ? DType.fromName(json.text()).orElse(null) : null;
     }
 
     /** Rules 17, 19 and 20 for one complete entry. */
-    private TensorInfo checkEntry(String name, String dtypeName, long dtypeAt, long[] shape, long begin, long end,
-                                  long at) throws SafetensorsException {
+    private TensorInfo checkEntry(String name, DType dtype, String unknownName, long dtypeAt, long[] shape,
+                                  long begin, long end, long at) throws SafetensorsException {
         if (begin > end) {
             throw invalid(ErrorCode.INVALID_OFFSETS, "data_offsets begin " + begin + " is after end " + end, name, at);
         }
@@ -223,11 +228,11 @@ final class HeaderParser {
             throw invalid(ErrorCode.OVERFLOW, "the element count of shape " + Arrays.toString(shape)
                     + " overflows a signed 64-bit integer", name, at);
         }
-        DType dtype = DType.fromName(dtypeName).orElse(null);
         if (dtype == null || !limits.acceptedDtypes().contains(dtype)) {
             if (unsupported == null) {
+                String shown = dtype == null ? unknownName : dtype.name();
                 unsupported = new UnsupportedDtypeException(ErrorCode.UNSUPPORTED_DTYPE, source, "dtype \""
-                        + clip(dtypeName) + "\" is not supported" + (dtype == null ? "" : " by this policy")
+                        + clip(shown) + "\" is not supported" + (dtype == null ? "" : " by this policy")
                         + "; accepted: " + acceptedNames(), name, dtypeAt);
             }
             if (dtype == null) {
@@ -257,15 +262,15 @@ final class HeaderParser {
     }
 
     private long[] readShape(String name) throws SafetensorsException {
-        if (parser.nextToken() != JsonToken.START_ARRAY) {
+        if (json.next() != JsonToken.BEGIN_ARRAY) {
             throw wrongType(ErrorCode.INVALID_TENSOR_ENTRY, "shape is not an array", name);
         }
         int rank = 0;
         JsonToken t;
-        while ((t = parser.nextToken()) != JsonToken.END_ARRAY) {
+        while ((t = json.next()) != JsonToken.END_ARRAY) {
             if (rank >= limits.maxRank()) {
                 throw invalid(ErrorCode.RANK_TOO_LARGE, "shape has more than " + limits.maxRank() + " dimensions",
-                        name, tokenOffset());
+                        name, json.tokenOffset());
             }
             long d = readCount(t, ErrorCode.INVALID_TENSOR_ENTRY, "shape", name);
             if (rank == dims.length) {
@@ -277,51 +282,38 @@ final class HeaderParser {
     }
 
     private long[] readOffsets(String name) throws SafetensorsException {
-        if (parser.nextToken() != JsonToken.START_ARRAY) {
+        if (json.next() != JsonToken.BEGIN_ARRAY) {
             throw wrongType(ErrorCode.INVALID_OFFSETS, "data_offsets is not an array", name);
         }
         long[] range = new long[2];
         int n = 0;
         JsonToken t;
-        while ((t = parser.nextToken()) != JsonToken.END_ARRAY) {
+        while ((t = json.next()) != JsonToken.END_ARRAY) {
             if (n == 2) {
                 throw invalid(ErrorCode.INVALID_OFFSETS, "data_offsets has more than two numbers", name,
-                        tokenOffset());
+                        json.tokenOffset());
             }
             range[n++] = readCount(t, ErrorCode.INVALID_OFFSETS, "data_offsets", name);
         }
         if (n != 2) {
             throw invalid(ErrorCode.INVALID_OFFSETS, "data_offsets has " + n + " numbers, not two", name,
-                    tokenOffset());
+                    json.tokenOffset());
         }
         return range;
     }
 
-    /** Rule 18: a plain JSON integer literal between 0 and 2^63-1, parsed from the token text, never by Jackson. */
+    /** Rule 18: a plain JSON integer literal between 0 and 2^63-1. */
     private long readCount(JsonToken t, ErrorCode wrongTypeCode, String field, String name)
             throws SafetensorsException {
-        long at = tokenOffset();
-        if (t == JsonToken.VALUE_NUMBER_FLOAT) {
-            throw invalid(ErrorCode.INVALID_NUMBER, field + " holds " + clip(parser.getText())
-                    + ", which is not a plain integer", name, at);
+        if (t != JsonToken.NUMBER) {
+            throw wrongType(wrongTypeCode, field + " holds " + describe(t) + ", not an integer", name);
         }
-        if (t != JsonToken.VALUE_NUMBER_INT) {
-            throw wrongType(wrongTypeCode, field + " holds a " + describe(t) + ", not an integer", name);
+        long at = json.tokenOffset();
+        if (!json.numberIsPlainInteger()) {
+            throw invalid(ErrorCode.INVALID_NUMBER, field + " holds " + json.numberText() + ", which is not "
+                    + (json.numberIsNegative() ? "a non-negative integer" : "a plain integer"), name, at);
         }
-        char[] text = parser.getTextCharacters();
-        int from = parser.getTextOffset();
-        int len = parser.getTextLength();
-        if (text[from] == '-') {
-            throw invalid(ErrorCode.INVALID_NUMBER, field + " holds the negative number " + clip(parser.getText()),
-                    name, at);
-        }
-        if (len > 19) {
-            throw invalid(ErrorCode.INVALID_NUMBER, field + " holds a number above 2^63-1", name, at);
-        }
-        long v = 0;
-        for (int i = from; i < from + len; i++) {
-            v = v * 10 + (text[i] - '0');
-        }
+        long v = json.integerValue();
         if (v < 0) {
             throw invalid(ErrorCode.INVALID_NUMBER, field + " holds a number above 2^63-1", name, at);
         }
@@ -335,81 +327,39 @@ final class HeaderParser {
     }
 
     /**
-     * Rules 8 and 12-13 for one decoded string: its UTF-8 length is within {@code maxBytes}, and no {@code \}u
-     * escape left a lone surrogate. Counting is skipped when the UTF-16 length alone proves the bound.
+     * Rules 12 and 13 for the string just read: its UTF-8 length after unescaping is at most {@code maxBytes}. A
+     * string without escapes is as long as its raw bytes; one with escapes is decoded and counted.
      */
-    private void checkString(String s, int maxBytes, String what, String tensor, long at)
-            throws InvalidHeaderException {
-        int n = s.length();
-        if (n > maxBytes) {
-            throw tooLong(what, maxBytes, tensor, at);
-        }
-        if (!mayHoldEscapes && (long) n * 3 <= maxBytes) {
-            return;
-        }
-        long utf8 = 0;
-        for (int i = 0; i < n; i++) {
-            char c = s.charAt(i);
-            if (c < 0x80) {
-                utf8++;
-            } else if (c < 0x800) {
-                utf8 += 2;
-            } else if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(s.charAt(i + 1))) {
-                utf8 += 4;
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                throw invalid(ErrorCode.INVALID_JSON, "a \\u escape in the " + what + " leaves a lone surrogate",
-                        tensor, at);
-            } else {
-                utf8 += 3;
-            }
+    private void checkLength(int maxBytes, String what, String tensor, long at) throws InvalidHeaderException {
+        long utf8 = json.rawTextLength();
+        if (utf8 > maxBytes && json.textEscaped()) {
+            utf8 = json.text().getBytes(StandardCharsets.UTF_8).length;
         }
         if (utf8 > maxBytes) {
-            throw tooLong(what, maxBytes, tensor, at);
+            throw invalid(ErrorCode.STRING_TOO_LONG, "the " + what + " is longer than " + maxBytes + " UTF-8 bytes",
+                    tensor, at);
         }
-    }
-
-    private InvalidHeaderException tooLong(String what, int maxBytes, String tensor, long at) {
-        return invalid(ErrorCode.STRING_TOO_LONG, "the " + what + " is longer than " + maxBytes + " UTF-8 bytes",
-                tensor, at);
     }
 
     /** Reads the offending value to its end (so nesting and syntax errors inside it win), then reports it. */
-    private InvalidHeaderException wrongType(ErrorCode code, String detail, String tensor) {
-        long at = tokenOffset();
-        JsonToken t = parser.currentToken();
-        if (t == JsonToken.START_OBJECT || t == JsonToken.START_ARRAY) {
-            parser.skipChildren();
-        }
+    private InvalidHeaderException wrongType(ErrorCode code, String detail, String tensor)
+            throws InvalidHeaderException {
+        long at = json.tokenOffset();
+        json.skipValueRest();
         return invalid(code, detail, tensor, at);
-    }
-
-    private long tokenOffset() {
-        return parser.currentTokenLocation().getByteOffset();
     }
 
     private InvalidHeaderException invalid(ErrorCode code, String detail, String tensor, long at) {
         return new InvalidHeaderException(code, source, detail, tensor, at);
     }
 
-    private InvalidHeaderException translate(JacksonException e) {
-        TokenStreamLocation loc = e.getLocation();
-        long at = loc == null ? -1 : loc.getByteOffset();
-        String message = e.getOriginalMessage();
-        String firstLine = message == null ? "malformed JSON" : message.lines().findFirst().orElse(message);
-        if (e instanceof StreamConstraintsException && firstLine.toLowerCase(java.util.Locale.ROOT).contains("nesting depth")) {
-            return invalid(ErrorCode.TOO_DEEP, "nesting deeper than " + limits.maxDepth() + " levels", null, at);
-        }
-        return invalid(ErrorCode.INVALID_JSON, "malformed JSON: " + clip(firstLine), null, at);
-    }
-
     private static String describe(JsonToken t) {
         return switch (t) {
-            case START_ARRAY -> "array";
-            case START_OBJECT -> "object";
-            case VALUE_STRING -> "string";
-            case VALUE_TRUE, VALUE_FALSE -> "boolean";
-            case VALUE_NULL -> "null";
+            case BEGIN_ARRAY -> "an array";
+            case BEGIN_OBJECT -> "an object";
+            case STRING -> "a string";
+            case TRUE, FALSE -> "a boolean";
+            case NULL -> "null";
             default -> String.valueOf(t);
         };
     }
@@ -420,5 +370,9 @@ final class HeaderParser {
 
     private static String clip(String s) {
         return s.length() <= 80 ? s : s.substring(0, 80) + "...";
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 }
