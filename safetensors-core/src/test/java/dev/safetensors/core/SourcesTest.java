@@ -1,0 +1,53 @@
+package dev.safetensors.core;
+
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.fixtures.SafetensorsFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SourcesTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void fileUrisPathsAndPlainStringsOpenLocalFiles() throws Exception {
+        Path file = dir.resolve("m.safetensors");
+        Files.write(file, SafetensorsFixture.create().tensor("w", "F32", 2).build());
+        try (RandomAccessSource a = Sources.open(file.toUri());
+             RandomAccessSource b = Sources.open(file);
+             RandomAccessSource c = Sources.open(file.toString())) {
+            assertInstanceOf(FileSource.class, a);
+            assertEquals(a.size(), b.size());
+            assertEquals(a.size(), c.size());
+            assertEquals(1, Safetensors.readHeader(a).tensors().size());
+        }
+    }
+
+    @Test
+    void anUnknownSchemeSaysWhichModuleIsMissing() {
+        IOException e = assertThrows(IOException.class, () -> Sources.open(URI.create("ftp://host/m.safetensors")));
+        assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
+        assertTrue(e.getMessage().contains("safetensors-s3"), e.getMessage());
+    }
+
+    @Test
+    void whatUsersTypeIsAUriOnlyWithARealScheme() {
+        assertNull(Sources.asUri("model.safetensors"));
+        assertNull(Sources.asUri("C:\\models\\m.safetensors"));
+        assertNull(Sources.asUri("./a:b.safetensors"));
+        assertEquals("s3", Sources.asUri("s3://bucket/key").getScheme());
+        assertEquals("hf", Sources.asUri("hf://owner/repo/model.safetensors").getScheme());
+        assertEquals("file", Sources.asUri("file:/tmp/x").getScheme());
+    }
+}
