@@ -184,18 +184,23 @@ public final class HttpSource implements RandomAccessSource {
         PinnedIdentity id = pinned.get();
         Map<String, String> m = new LinkedHashMap<>();
         if (id.etag() != null) {
-            m.put("etag", id.etag().etag());
+            m.put("etag", SourceNames.clip(id.etag().etag()));
         }
         if (hub != null) {
             m.put("repository", hub.repository());
         }
         if (id.commit() != null) {
-            m.put("revision", id.commit());
+            m.put("revision", SourceNames.clip(id.commit()));
         }
         if (id.linkedEtag() != null) {
-            m.put("linked_etag", id.linkedEtag());
+            m.put("linked_etag", SourceNames.clip(id.linkedEtag()));
         }
         return Map.copyOf(m);
+    }
+
+    /** @return the Hub commit as the server sent it, or {@code null} before any answer reported one */
+    String pinnedCommit() {
+        return pinned.get().commit();
     }
 
     @Override
@@ -231,7 +236,7 @@ public final class HttpSource implements RandomAccessSource {
         int status = answer.status();
         if (status == 412) {
             throw new SourceChangedException(name, "the server answered 412 Precondition Failed to If-Match "
-                    + (before.etag() == null ? "" : before.etag().etag()));
+                    + (before.etag() == null ? "" : SourceNames.clip(before.etag().etag())));
         }
         if (status == 416) {
             long total = unsatisfiedTotal(answer.header("Content-Range"));
@@ -260,13 +265,11 @@ public final class HttpSource implements RandomAccessSource {
 
     private void observe(FinalResponse answer, long total, boolean etagExpected) throws SourceChangedException {
         String etag = answer.header("ETag");
-        ETagPin strong = etag != null && etag.startsWith("\"")
-                ? new ETagPin(SourceNames.clip(etag), Origin.of(answer.url())) : null;
-        String commit = answer.repoCommit() == null ? null : SourceNames.clip(answer.repoCommit());
-        String linked = answer.linkedEtag() == null ? null : SourceNames.clip(answer.linkedEtag());
+        ETagPin strong = etag != null && etag.startsWith("\"") ? new ETagPin(etag, Origin.of(answer.url())) : null;
         for (;;) {
             PinnedIdentity current = pinned.get();
-            PinnedIdentity next = current.merge(name, total, strong, etagExpected, commit, linked);
+            PinnedIdentity next = current.merge(name, total, strong, etagExpected, answer.repoCommit(),
+                    answer.linkedEtag());
             if (next == current || pinned.compareAndSet(current, next)) {
                 return;
             }

@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.spi.ContentRange;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
@@ -29,6 +30,7 @@ import java.util.Set;
 final class HttpTransport {
     static final int MAX_REDIRECTS = 5;
     private static final System.Logger LOG = System.getLogger("dev.safetensors.http");
+    private static final int REDIRECT_BODY_LIMIT = 16 * 1024;
     private static final String USER_AGENT = "safetensors-jvm (java.net.http)";
 
     private final HttpClient client;
@@ -75,7 +77,7 @@ final class HttpTransport {
             if (!isRedirect(response.statusCode())) {
                 return new FinalResponse(response, url, sent.attempts(), commit, linkedEtag);
             }
-            discard(response.body());
+            finishRedirectBody(response.body());
             URI next = location(name, url, response);
             if (redirects == MAX_REDIRECTS) {
                 throw new IOException(name + ": more than " + MAX_REDIRECTS + " redirects, the last one to "
@@ -94,6 +96,22 @@ final class HttpTransport {
             body.close();
         } catch (IOException ignored) {
             // closing is the abort; a failure to close leaves nothing more to do
+        }
+    }
+
+    /**
+     * Reads what is left of a redirect's body if it is short (a chunked body declares no length), so the connection
+     * can serve the next hop; a body longer than {@value #REDIRECT_BODY_LIMIT} bytes is abandoned instead.
+     */
+    private static void finishRedirectBody(InputStream body) {
+        try (body) {
+            byte[] sink = new byte[4096];
+            long seen = 0;
+            for (int n; seen <= REDIRECT_BODY_LIMIT && (n = body.read(sink)) >= 0; ) {
+                seen += n;
+            }
+        } catch (IOException ignored) {
+            // the connection is dropped instead of reused: nothing else depends on this body
         }
     }
 
@@ -141,7 +159,7 @@ final class HttpTransport {
             }
             int status = response.statusCode();
             LOG.log(System.Logger.Level.DEBUG, () -> where + " Range: " + range + " -> " + status + ", "
-                    + response.headers().firstValue("Content-Length").orElse("?") + " bytes");
+                    + declaredBytes(response));
             if (RetryPolicy.isRetryable(status) && attempt <= retries.maxRetries()) {
                 Optional<Duration> wait = retries.delay(attempt,
                         response.headers().firstValue("Retry-After").orElse(null), Instant.now());
@@ -169,6 +187,14 @@ final class HttpTransport {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException(name + ": interrupted while waiting to retry " + where);
         }
+    }
+
+    /** The body length the answer announces: its verified-to-be range, else its Content-Length. */
+    private static String declaredBytes(HttpResponse<?> response) {
+        return ContentRange.parse(response.headers().firstValue("Content-Range").orElse(null))
+                .map(r -> r.length() + " bytes (" + r + ")")
+                .or(() -> response.headers().firstValue("Content-Length").map(n -> SourceNames.clip(n) + " bytes"))
+                .orElse("body length not declared");
     }
 
     private static boolean isRedirect(int status) {

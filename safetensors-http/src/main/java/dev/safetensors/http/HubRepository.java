@@ -83,7 +83,7 @@ public final class HubRepository {
     }
 
     private static HubPath pinned(HubPath file, HttpSource source) {
-        String commit = source.attributes().get("revision");
+        String commit = source.pinnedCommit();
         return commit == null ? file : file.at(commit);
     }
 

@@ -2,10 +2,13 @@ package dev.safetensors.http;
 
 import dev.safetensors.SourceChangedException;
 
+import static dev.safetensors.spi.SourceNames.clip;
+
 /**
  * What the responses so far said the object is: its size, its strong ETag, the Hub commit it resolved to and the
  * digest the Hub reported. Each is pinned by the first response that reports it; a later response that
- * contradicts a pinned value is a {@link SourceChangedException}. Immutable.
+ * contradicts a pinned value is a {@link SourceChangedException}. Values are kept as the server sent them (they go
+ * back into {@code If-Match} and resolve URLs) and clipped only for messages. Immutable.
  *
  * @param size       the object size, or -1 while unknown
  * @param etag       the strong ETag and where it came from, or {@code null}
@@ -31,16 +34,16 @@ record PinnedIdentity(long size, ETagPin etag, String commit, String linkedEtag)
             throw new SourceChangedException(name, "the object size changed from " + size + " to " + seenSize);
         }
         if (etag != null && etagExpected && (seenEtag == null || !seenEtag.etag().equals(etag.etag()))) {
-            throw new SourceChangedException(name, "the ETag changed from " + etag.etag() + " to "
-                    + (seenEtag == null ? "none (or a weak one)" : seenEtag.etag()));
+            throw new SourceChangedException(name, "the ETag changed from " + clip(etag.etag()) + " to "
+                    + (seenEtag == null ? "none (or a weak one)" : clip(seenEtag.etag())));
         }
         if (commit != null && seenCommit != null && !commit.equals(seenCommit)) {
-            throw new SourceChangedException(name, "the repository commit changed from " + commit + " to "
-                    + seenCommit);
+            throw new SourceChangedException(name, "the repository commit changed from " + clip(commit) + " to "
+                    + clip(seenCommit));
         }
         if (linkedEtag != null && seenLinked != null && !linkedEtag.equals(seenLinked)) {
-            throw new SourceChangedException(name, "the Hub's X-Linked-Etag changed from " + linkedEtag + " to "
-                    + seenLinked);
+            throw new SourceChangedException(name, "the Hub's X-Linked-Etag changed from " + clip(linkedEtag)
+                    + " to " + clip(seenLinked));
         }
         PinnedIdentity next = new PinnedIdentity(size >= 0 ? size : seenSize, etag != null ? etag : seenEtag,
                 commit != null ? commit : seenCommit, linkedEtag != null ? linkedEtag : seenLinked);

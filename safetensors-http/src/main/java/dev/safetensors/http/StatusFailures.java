@@ -33,7 +33,7 @@ final class StatusFailures {
         if (status == 404 || status == 410) {
             String what = hub == null ? where
                     : "not found on the Hub: repository " + hub.repository() + ", revision " + hub.revision()
-                    + (commit == null || commit.equals(hub.revision()) ? "" : " (commit " + commit + ")")
+                    + (commit == null || commit.equals(hub.revision()) ? "" : " (commit " + SourceNames.clip(commit) + ")")
                     + ", path " + hub.path() + " (" + where + ")";
             return new NoSuchFileException(name, null, what + serverSays);
         }
