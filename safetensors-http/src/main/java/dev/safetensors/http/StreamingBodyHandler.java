@@ -12,8 +12,8 @@ import java.net.http.HttpResponse.ResponseInfo;
  * Chooses how each response body is received. Bodies of 200 and 206 answers are streamed
  * ({@link BodySubscribers#ofInputStream()}), so that closing the stream early aborts the exchange instead of
  * draining it. A redirect or error answer that declares a small {@code Content-Length} is read whole, so the
- * connection stays reusable (each Hub read starts with a redirect); any other body is streamed and, being unread,
- * aborted when closed.
+ * connection stays reusable (each Hub read starts with a redirect); any other body is streamed, and the caller
+ * either finishes a short one or aborts it by closing.
  */
 final class StreamingBodyHandler implements BodyHandler<InputStream> {
     static final StreamingBodyHandler INSTANCE = new StreamingBodyHandler();
