@@ -1,0 +1,26 @@
+package dev.safetensors.http;
+
+import java.io.InputStream;
+import java.net.URI;
+import java.net.http.HttpResponse;
+
+/**
+ * The answer at the end of a redirect chain, with what the chain's hops said about the object's identity.
+ *
+ * @param response   the final answer, its body not yet read
+ * @param url        the URL that gave it (may hold a signed query: redact before printing)
+ * @param attempts   how many attempts the final hop took
+ * @param repoCommit the Hub's {@code X-Repo-Commit} from any hop, or {@code null}
+ * @param linkedEtag the Hub's {@code X-Linked-Etag} from any hop, or {@code null}
+ */
+record FinalResponse(HttpResponse<InputStream> response, URI url, int attempts, String repoCommit,
+                     String linkedEtag) {
+
+    int status() {
+        return response.statusCode();
+    }
+
+    String header(String name) {
+        return response.headers().firstValue(name).orElse(null);
+    }
+}

@@ -1,0 +1,191 @@
+package dev.safetensors.http;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RangeNotHonouredException;
+import dev.safetensors.SourceStatistics;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Servers that answer a range request with something else than the bytes asked. */
+class RangeFailureTest {
+    private static final WireMockServer SERVER = FakeHub.server();
+
+    private final HttpSourceProvider provider = new HttpSourceProvider(HttpSettings.builder()
+            .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(5))
+            .maxRetries(0).backoff(Duration.ofMillis(1), Duration.ofMillis(10)).build());
+
+    @BeforeEach
+    void reset() {
+        SERVER.resetAll();
+    }
+
+    @AfterAll
+    static void stop() {
+        SERVER.stop();
+    }
+
+    private RandomAccessSource answering(ResponseDefinitionBuilder answer) throws IOException {
+        SERVER.stubFor(get(urlPathEqualTo("/f")).willReturn(answer));
+        return provider.open(URI.create(SERVER.baseUrl() + "/f"));
+    }
+
+    private static ResponseDefinitionBuilder partial(String contentRange, int bodyLength) {
+        return aResponse().withStatus(206).withHeader("Content-Range", contentRange).withBody(new byte[bodyLength]);
+    }
+
+    private static String rangeFailure(RandomAccessSource s, long position, int length) {
+        return assertThrows(RangeNotHonouredException.class, () -> s.read(position, ByteBuffer.allocate(length)))
+                .getMessage();
+    }
+
+    @Test
+    void anIgnoredRangeWithAHugeSlowBodyFailsAtOnceWithoutReadingIt() throws Exception {
+        // 8 MiB dribbled over 40 s: draining it would take 40 s
+        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(new byte[8 << 20])
+                .withChunkedDribbleDelay(400, 40_000))) {
+            long start = System.nanoTime();
+            String message = rangeFailure(s, 0, 100);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(message.contains("status 200"), message);
+            assertTrue(millis < 5_000, "closed without draining, took " + millis + " ms");
+            System.out.printf("ignored range (WireMock, 8 MiB over 40 s): failed after %d ms%n", millis);
+            assertEquals(0, s.statistics().bytesRead());
+        }
+    }
+
+    @Test
+    void anIgnoredRangeIsAbandonedNotDrained() throws Exception {
+        try (EndlessBodyServer endless = new EndlessBodyServer();
+             RandomAccessSource s = provider.open(endless.url())) {
+            long start = System.nanoTime();
+            assertThrows(RangeNotHonouredException.class, () -> s.read(0, ByteBuffer.allocate(100)));
+            long written = endless.hangUp().get(10, TimeUnit.SECONDS);
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(millis < 3_000, "the client hung up after " + millis + " ms");
+            assertEquals(0, s.statistics().bytesRead());
+            System.out.printf("ignored range: failed and hung up after %d ms, %d body bytes sent by the server%n",
+                    millis, written);
+        }
+    }
+
+    @Test
+    void aWrongStartIsRejected() throws Exception {
+        try (RandomAccessSource s = answering(partial("bytes 1-100/1000", 100))) {
+            assertTrue(rangeFailure(s, 0, 100).contains("bytes 1-100/1000"));
+        }
+    }
+
+    @Test
+    void aWrongEndIsRejected() throws Exception {
+        try (RandomAccessSource s = answering(partial("bytes 0-98/1000", 99))) {
+            assertTrue(rangeFailure(s, 0, 100).contains("bytes 0-98/1000"));
+        }
+    }
+
+    @Test
+    void aMissingContentRangeIsRejected() throws Exception {
+        try (RandomAccessSource s = answering(aResponse().withStatus(206).withBody(new byte[100]))) {
+            assertTrue(rangeFailure(s, 0, 100).contains("missing"));
+        }
+    }
+
+    @Test
+    void aChangedTotalIsRejected() throws Exception {
+        SERVER.stubFor(get(urlPathEqualTo("/f")).inScenario("total").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(partial("bytes 0-9/1000", 10)).willSetStateTo("grown"));
+        SERVER.stubFor(get(urlPathEqualTo("/f")).inScenario("total").whenScenarioStateIs("grown")
+                .willReturn(partial("bytes 10-19/2000", 10)));
+        try (RandomAccessSource s = provider.open(URI.create(SERVER.baseUrl() + "/f"))) {
+            assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
+            assertTrue(rangeFailure(s, 10, 10).contains("size changed from 1000 to 2000"));
+        }
+    }
+
+    @Test
+    void aShortBodyIsRejected() throws Exception {
+        try (RandomAccessSource s = answering(partial("bytes 0-99/1000", 50))) {
+            assertTrue(rangeFailure(s, 0, 100).contains("ended after 50 of 100"));
+        }
+    }
+
+    @Test
+    void anExtraBodyIsRejected() throws Exception {
+        try (RandomAccessSource s = answering(partial("bytes 0-99/1000", 150))) {
+            assertTrue(rangeFailure(s, 0, 100).contains("more than the 100 bytes"));
+        }
+    }
+
+    @Test
+    void anEncodedBodyIsRejected() throws Exception {
+        try (RandomAccessSource s = answering(partial("bytes 0-99/1000", 100).withHeader("Content-Encoding", "gzip"))) {
+            assertTrue(rangeFailure(s, 0, 100).contains("encoded"));
+        }
+    }
+
+    @Test
+    void unsatisfiableAtTheEndIsTheEndOfTheObject() throws Exception {
+        try (RandomAccessSource s = answering(aResponse().withStatus(416).withHeader("Content-Range", "bytes */1000"))) {
+            assertEquals(-1, s.read(5000, ByteBuffer.allocate(10)));
+            assertEquals(1000, s.size());
+            assertEquals(-1, s.read(1000, ByteBuffer.allocate(10)));
+            assertEquals(new SourceStatistics(1, 0), s.statistics(), "the size was learned from the 416");
+            assertThrows(EOFException.class, () -> s.openRange(990, 20));
+        }
+        assertEquals(1, SERVER.findAll(anyRequestedFor(anyUrl())).size());
+    }
+
+    @Test
+    void unsatisfiableInsideTheObjectIsAClearError() throws Exception {
+        try (RandomAccessSource s = answering(aResponse().withStatus(416).withHeader("Content-Range", "bytes */1000"))) {
+            IOException e = assertThrows(IOException.class, () -> s.read(10, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("416 Range Not Satisfiable to Range: bytes=10-19 although the object "
+                    + "has 1000 bytes"), e.getMessage());
+        }
+    }
+
+    @Test
+    void unsatisfiableWithoutASizeIsAClearError() throws Exception {
+        try (RandomAccessSource s = answering(aResponse().withStatus(416))) {
+            IOException e = assertThrows(IOException.class, () -> s.read(10, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("416 Range Not Satisfiable"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aReadPastAKnownSizeMakesNoRequest() throws Exception {
+        try (RandomAccessSource s = answering(partial("bytes 0-9/10", 10))) {
+            assertEquals(10, s.read(0, ByteBuffer.allocate(100)));
+            assertEquals(-1, s.read(10, ByteBuffer.allocate(100)));
+            assertEquals(-1, s.read(1 << 20, ByteBuffer.allocate(100)));
+            assertEquals(1, s.statistics().requests());
+        }
+        assertEquals(1, SERVER.findAll(anyRequestedFor(anyUrl())).size());
+    }
+
+    @Test
+    void aClosedSourceRefusesReads() throws Exception {
+        RandomAccessSource s = answering(partial("bytes 0-9/10", 10));
+        s.close();
+        assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+    }
+}

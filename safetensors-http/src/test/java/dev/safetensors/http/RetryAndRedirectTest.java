@@ -1,0 +1,184 @@
+package dev.safetensors.http;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.http.Fault;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import dev.safetensors.RandomAccessSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
+import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Retries of 429, 5xx, resets and timeouts; redirect limits and loops. */
+class RetryAndRedirectTest {
+    private static final WireMockServer SERVER = FakeHub.server();
+    private static final byte[] OBJECT = new byte[100];
+
+    private final HttpSettings.Builder settings = HttpSettings.builder()
+            .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(5))
+            .maxRetries(3).backoff(Duration.ofMillis(1), Duration.ofSeconds(2));
+
+    @BeforeEach
+    void reset() {
+        SERVER.resetAll();
+    }
+
+    @AfterAll
+    static void stop() {
+        SERVER.stop();
+    }
+
+    private RandomAccessSource open(String path) throws IOException {
+        return new HttpSourceProvider(settings.build()).open(URI.create(SERVER.baseUrl() + path));
+    }
+
+    private int requests() {
+        return SERVER.findAll(anyRequestedFor(anyUrl())).size();
+    }
+
+    /** The first answer is {@code failure}, then the object is served with genuine ranges. */
+    private void failOnceThenServe(String path, com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder failure) {
+        SERVER.stubFor(get(urlPathEqualTo(path)).inScenario(path).whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(failure).willSetStateTo("recovered"));
+        SERVER.stubFor(get(urlPathEqualTo(path)).inScenario(path).whenScenarioStateIs("recovered")
+                .willReturn(aResponse().withBody(OBJECT).withTransformers(RangeServingTransformer.NAME)));
+    }
+
+    @Test
+    void tooManyRequestsIsRetriedAfterTheAskedDelay() throws Exception {
+        failOnceThenServe("/busy", aResponse().withStatus(429).withHeader("Retry-After", "1"));
+        try (RandomAccessSource s = open("/busy")) {
+            long start = System.nanoTime();
+            assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
+            long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
+            assertTrue(elapsedMillis >= 950, "Retry-After: 1 was honoured, waited " + elapsedMillis + " ms");
+            assertEquals(1, s.statistics().requests(), "retries are part of one logical request");
+        }
+        assertEquals(2, requests());
+    }
+
+    @Test
+    void aRetryAfterLongerThanTheBackoffLimitIsFinal() throws Exception {
+        SERVER.stubFor(get(urlPathEqualTo("/later")).willReturn(aResponse().withStatus(429)
+                .withHeader("Retry-After", "3600")));
+        try (RandomAccessSource s = open("/later")) {
+            IOException e = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("answered 429 (Retry-After: 3600) after 1 attempt"), e.getMessage());
+        }
+        assertEquals(1, requests());
+    }
+
+    @Test
+    void serviceUnavailableIsRetried() throws Exception {
+        failOnceThenServe("/flaky", aResponse().withStatus(503));
+        try (RandomAccessSource s = open("/flaky")) {
+            assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
+        }
+        assertEquals(2, requests());
+    }
+
+    @Test
+    void aConnectionResetIsRetried() throws Exception {
+        failOnceThenServe("/reset", aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
+        try (RandomAccessSource s = open("/reset")) {
+            assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
+        }
+        assertEquals(2, requests());
+    }
+
+    @Test
+    void aRefusedConnectionIsRetriedThenReported() throws Exception {
+        int closedPort;
+        try (ServerSocket probe = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            closedPort = probe.getLocalPort();
+        }
+        settings.maxRetries(2);
+        try (RandomAccessSource s = new HttpSourceProvider(settings.build())
+                .open(URI.create("http://127.0.0.1:" + closedPort + "/x"))) {
+            IOException e = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("failed after 3 attempts"), e.getMessage());
+            assertInstanceOf(ConnectException.class, e.getCause());
+        }
+    }
+
+    @Test
+    void persistentServerErrorsFailAfterTheRetryBudget() throws Exception {
+        SERVER.stubFor(get(urlPathEqualTo("/down")).willReturn(aResponse().withStatus(500)));
+        try (RandomAccessSource s = open("/down")) {
+            IOException e = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("answered 500 after 4 attempts"), e.getMessage());
+        }
+        assertEquals(4, requests());
+    }
+
+    @Test
+    void aSlowAnswerTimesOut() throws Exception {
+        SERVER.stubFor(get(urlPathEqualTo("/slow")).willReturn(aResponse().withFixedDelay(3000).withBody(OBJECT)));
+        settings.requestTimeout(Duration.ofMillis(200)).maxRetries(1);
+        try (RandomAccessSource s = open("/slow")) {
+            long start = System.nanoTime();
+            IOException e = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+            assertInstanceOf(HttpTimeoutException.class, e.getCause());
+            assertTrue(e.getMessage().contains("failed after 2 attempts"), e.getMessage());
+            assertTrue(System.nanoTime() - start < 2_000_000_000L, "two 200 ms timeouts, not two 3 s waits");
+        }
+    }
+
+    @Test
+    void fiveRedirectsAreFollowed() throws Exception {
+        redirectChain(5);
+        try (RandomAccessSource s = open("/r0")) {
+            assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
+        }
+        assertEquals(6, requests());
+    }
+
+    @Test
+    void aSixthRedirectFails() throws Exception {
+        redirectChain(6);
+        try (RandomAccessSource s = open("/r0")) {
+            IOException e = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("more than 5 redirects"), e.getMessage());
+        }
+        assertEquals(6, requests(), "the sixth Location is not followed");
+    }
+
+    @Test
+    void aRedirectLoopFails() throws Exception {
+        SERVER.stubFor(get(urlPathEqualTo("/a")).willReturn(aResponse().withStatus(302).withHeader("Location", "/b")));
+        SERVER.stubFor(get(urlPathEqualTo("/b")).willReturn(aResponse().withStatus(301).withHeader("Location", "/a")));
+        try (RandomAccessSource s = open("/a")) {
+            IOException e = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("redirect loop"), e.getMessage());
+        }
+        assertEquals(2, requests());
+    }
+
+    /** {@code /r0} redirects to {@code /r1} and so on; {@code /rN} serves the object. */
+    private void redirectChain(int redirects) {
+        for (int i = 0; i < redirects; i++) {
+            SERVER.stubFor(get(urlPathEqualTo("/r" + i)).willReturn(aResponse().withStatus(i % 2 == 0 ? 302 : 307)
+                    .withHeader("Location", "/r" + (i + 1) + "?sig=x" + i)));
+        }
+        SERVER.stubFor(get(urlPathEqualTo("/r" + redirects)).willReturn(aResponse().withBody(OBJECT)
+                .withTransformers(RangeServingTransformer.NAME)));
+    }
+}
