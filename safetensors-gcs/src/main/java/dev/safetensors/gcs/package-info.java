@@ -14,8 +14,9 @@
  * {@code Automatic-Module-Name}), not an explicit one. An explicit module would have to {@code requires}
  * {@code google.cloud.storage}, {@code google.cloud.core}, {@code google.cloud.core.http} and {@code gax}: names
  * derived from file names, which change when a jar is renamed, and whose jars must then sit on the module path,
- * where resolving one automatic module resolves them all and the split package {@code com.google.storage.v2}
- * (in proto-, grpc- and gapic-google-cloud-storage-v2) stops the application from starting. An automatic
+ * where resolving one automatic module resolves them all and split packages stop the boot layer: with
+ * google-cloud-storage 2.63.0 the first failure is {@code javax.annotation} (jsr305 and javax.annotation-api),
+ * and {@code com.google.storage.v2} is split across proto-, grpc- and gapic-google-cloud-storage-v2. An automatic
  * module reads the unnamed module instead, so applications put {@code dev.safetensors.api} and this jar on the
  * module path, keep the Google jars on the class path, and add {@code --add-modules dev.safetensors.gcs} (or
  * {@code requires dev.safetensors.gcs}). Its {@code META-INF/services} entry becomes the module's
