@@ -100,6 +100,16 @@ class GcsSourceRequestsTest {
     }
 
     @Test
+    void aReadPastTheEndBeforeTheSizeIsKnownIsOneRequestAnswered416() throws Exception {
+        FakeGcsObjects.put("b", "short.safetensors", safetensorsLike(64, 10), GENERATION);
+        try (GcsSource s = GcsSource.open(storage, BlobId.of("b", "short.safetensors"))) {
+            assertEquals(-1, s.read(1_000, ByteBuffer.allocate(8)));
+            assertEquals(new SourceStatistics(1, 0), s.statistics());
+        }
+        assertEquals(List.of("bytes=1000-1007"), server.ranges());
+    }
+
+    @Test
     void aLargerHeaderCostsExactlyTwoRequestsForExactlyItsBytes() throws Exception {
         int headerLength = 200_000;
         byte[] c = safetensorsLike(400_000, headerLength);
