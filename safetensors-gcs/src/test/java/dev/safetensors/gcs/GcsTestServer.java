@@ -1,0 +1,77 @@
+package dev.safetensors.gcs;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.stubbing.ServeEvent;
+import com.google.api.gax.retrying.RetrySettings;
+import com.google.cloud.NoCredentials;
+import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
+
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.List;
+import java.util.stream.Collectors;
+
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
+
+/**
+ * A WireMock server on 127.0.0.1 standing in for Cloud Storage, and {@code Storage} clients pointed at it with no
+ * credentials, project "test" and a given number of attempts, so no test can reach the internet.
+ */
+final class GcsTestServer implements AutoCloseable {
+    final WireMockServer wireMock;
+
+    GcsTestServer() {
+        // gzip off: WireMock would otherwise compress ranged bodies and the lengths would no longer match.
+        wireMock = new WireMockServer(options().bindAddress("127.0.0.1").dynamicPort().gzipDisabled(true)
+                .extensions(new FakeGcsObjects()));
+        wireMock.start();
+    }
+
+    String host() {
+        return "http://127.0.0.1:" + wireMock.port();
+    }
+
+    Storage storage(int maxAttempts) {
+        RetrySettings retry = RetrySettings.newBuilder()
+                .setMaxAttempts(maxAttempts)
+                .setInitialRetryDelayDuration(Duration.ofMillis(10))
+                .setRetryDelayMultiplier(2.0)
+                .setMaxRetryDelayDuration(Duration.ofMillis(50))
+                .setTotalTimeoutDuration(Duration.ofSeconds(10))
+                .setInitialRpcTimeoutDuration(Duration.ofSeconds(10))
+                .setMaxRpcTimeoutDuration(Duration.ofSeconds(10))
+                .build();
+        return StorageOptions.http()
+                .setHost(host())
+                .setProjectId("test")
+                .setCredentials(NoCredentials.getInstance())
+                .setRetrySettings(retry)
+                .build()
+                .getService();
+    }
+
+    /** @return the {@code Range} header of every request the server saw, oldest first ("-" for none) */
+    List<String> ranges() {
+        return events().stream().map(e -> {
+            String range = e.getRequest().getHeader("Range");
+            return range == null ? "-" : range;
+        }).collect(Collectors.toList());
+    }
+
+    /** @return the raw URL (path and query) of every request the server saw, oldest first */
+    List<String> urls() {
+        return events().stream().map(e -> e.getRequest().getUrl()).collect(Collectors.toList());
+    }
+
+    private List<ServeEvent> events() {
+        return wireMock.getAllServeEvents().stream()
+                .sorted(Comparator.comparing(e -> e.getRequest().getLoggedDate()))
+                .collect(Collectors.toList());
+    }
+
+    @Override
+    public void close() {
+        wireMock.stop();
+    }
+}
