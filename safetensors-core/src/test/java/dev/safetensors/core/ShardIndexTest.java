@@ -1,0 +1,106 @@
+package dev.safetensors.core;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidHeaderException;
+import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.fixtures.SafetensorsFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class ShardIndexTest {
+    private static final String INDEX = "{\"metadata\":{\"total_size\":40,\"format\":\"pt\"},\"weight_map\":"
+            + "{\"a\":\"model-00001-of-00002.safetensors\",\"b\":\"model-00002-of-00002.safetensors\","
+            + "\"c\":\"model-00001-of-00002.safetensors\"}}";
+
+    private static ShardIndex parse(String json) throws InvalidHeaderException {
+        return ShardIndex.parse("model.safetensors.index.json", json.getBytes(StandardCharsets.UTF_8));
+    }
+
+    private static void refused(String json) {
+        InvalidHeaderException e = assertThrows(InvalidHeaderException.class, () -> parse(json));
+        assertEquals(ErrorCode.INVALID_INDEX, e.code(), e.getMessage());
+    }
+
+    private static SafetensorsHeader header(SafetensorsFixture f) throws Exception {
+        return Safetensors.readHeader("shard", f.build(), dev.safetensors.Limits.DEFAULT);
+    }
+
+    @Test
+    void parsesTheWeightMapShardsAndTotalSize() throws Exception {
+        ShardIndex index = parse(INDEX);
+        assertEquals(List.of("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"), index.shards());
+        assertEquals("model-00002-of-00002.safetensors", index.weightMap().get("b"));
+        assertEquals(40, index.totalSize().orElseThrow());
+        assertTrue(parse("{\"weight_map\":{}}").totalSize().isEmpty());
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"../secret.safetensors", "/etc/passwd", "a/b.safetensors", "a\\\\b.safetensors", "..", ".",
+            "", "https://evil.example/x.safetensors", "C:x.safetensors", "a\\u0000b"})
+    void shardNamesMustBePlainFileNames(String shard) {
+        refused("{\"weight_map\":{\"a\":\"" + shard + "\"}}");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"[]", "{}", "{\"weight_map\":[]}", "{\"weight_map\":{\"a\":1}}",
+            "{\"weight_map\":{\"a\":\"x\",\"a\":\"y\"}}", "{\"weight_map\":{},\"weight_map\":{}}",
+            "{\"metadata\":{\"total_size\":-1},\"weight_map\":{}}", "{\"metadata\":{\"total_size\":1.5},\"weight_map\":{}}",
+            "{\"metadata\":{\"total_size\":1,\"total_size\":1},\"weight_map\":{}}", "{\"weight_map\":{}} x",
+            "{\"weight_map\":{},}", "{\"metadata\":[],\"weight_map\":{}}"})
+    void malformedIndexesAreRefused(String json) {
+        refused(json);
+    }
+
+    @Test
+    void aHugeIndexIsRefusedBeforeParsing() {
+        InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
+                () -> ShardIndex.parse("i", new byte[ShardIndex.MAX_INDEX_BYTES + 1]));
+        assertTrue(e.getMessage().contains("limit"), e.getMessage());
+    }
+
+    @Test
+    void crossCheckAcceptsAConsistentCheckpoint() throws Exception {
+        ShardIndex index = parse(INDEX);
+        long total = index.verifyAgainst(Map.of(
+                "model-00001-of-00002.safetensors", header(SafetensorsFixture.create().tensor("a", "F32", 4)
+                        .tensor("c", "F32", 2)),
+                "model-00002-of-00002.safetensors", header(SafetensorsFixture.create().tensor("b", "F32", 4))));
+        assertEquals(40, total);
+    }
+
+    @Test
+    void crossCheckFindsEveryKindOfInconsistency() throws Exception {
+        ShardIndex index = parse(INDEX);
+        SafetensorsHeader first = header(SafetensorsFixture.create().tensor("a", "F32", 4).tensor("c", "F32", 2));
+        SafetensorsHeader second = header(SafetensorsFixture.create().tensor("b", "F32", 4));
+        String s1 = "model-00001-of-00002.safetensors";
+        String s2 = "model-00002-of-00002.safetensors";
+        expectInconsistent(index, Map.of(s1, first), "no header");
+        expectInconsistent(index, Map.of(s1, first, s2, second, "extra.safetensors", second), "not named");
+        expectInconsistent(index, Map.of(s1, first, s2, header(SafetensorsFixture.create().tensor("b", "F32", 4)
+                .tensor("a", "F32", 4))), "two shards");
+        expectInconsistent(index, Map.of(s1, first, s2, header(SafetensorsFixture.create().tensor("b", "F32", 4)
+                .tensor("z", "F32", 1))), "not in the index");
+        expectInconsistent(index, Map.of(s1, header(SafetensorsFixture.create().tensor("a", "F32", 4)), s2, second),
+                "does not hold");
+        expectInconsistent(index, Map.of(s1, header(SafetensorsFixture.create().tensor("a", "F32", 4)
+                .tensor("c", "F32", 3)), s2, second), "total_size");
+        expectInconsistent(parse("{\"weight_map\":{\"a\":\"" + s2 + "\",\"b\":\"" + s2 + "\",\"c\":\"" + s1 + "\"}}"),
+                Map.of(s1, first, s2, second), "maps it to");
+    }
+
+    private static void expectInconsistent(ShardIndex index, Map<String, SafetensorsHeader> shards, String words) {
+        InvalidHeaderException e = assertThrows(InvalidHeaderException.class, () -> index.verifyAgainst(shards));
+        assertEquals(ErrorCode.INVALID_INDEX, e.code());
+        assertTrue(e.getMessage().contains(words), e.getMessage());
+    }
+}
