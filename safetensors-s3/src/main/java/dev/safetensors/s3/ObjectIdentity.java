@@ -15,18 +15,18 @@ import java.util.Optional;
 record ObjectIdentity(String etag, String versionId, long size) {
 
     /**
-     * @return how a response that reports {@code etag}, {@code versionId} and {@code size} differs from this
-     *         identity, or empty if it describes the same object
+     * @param seen what a later response reports
+     * @return how it differs from this identity, or empty if it describes the same object
      */
-    Optional<String> differenceFrom(String etag, String versionId, long size) {
-        if (this.etag != null && !this.etag.equals(etag)) {
-            return Optional.of("the ETag was " + this.etag + " and is now " + etag);
+    Optional<String> differenceFrom(ObjectIdentity seen) {
+        if (etag != null && !etag.equals(seen.etag)) {
+            return Optional.of("the ETag was " + etag + " and is now " + seen.etag);
         }
-        if (this.versionId != null && versionId != null && !this.versionId.equals(versionId)) {
-            return Optional.of("the version was " + this.versionId + " and is now " + versionId);
+        if (versionId != null && seen.versionId != null && !versionId.equals(seen.versionId)) {
+            return Optional.of("the version was " + versionId + " and is now " + seen.versionId);
         }
-        if (this.size != size) {
-            return Optional.of("the size was " + this.size + " and is now " + size);
+        if (size != seen.size) {
+            return Optional.of("the size was " + size + " and is now " + seen.size);
         }
         return Optional.empty();
     }

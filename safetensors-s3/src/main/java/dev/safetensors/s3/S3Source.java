@@ -189,6 +189,11 @@ public final class S3Source implements RandomAccessSource {
         GetObjectResponse response = body.response();
         int status = response.sdkHttpResponse().statusCode();
         try {
+            if (known != null) {
+                // A server that ignored If-Match: report the new ETag, not the size mismatch it may also cause.
+                requireSameObject(request, known, new ObjectIdentity(response.eTag(), response.versionId(),
+                        known.size()));
+            }
             ContentRange verified = RangeVerifier.verify(name, status, response.contentRange(), position, length,
                     known == null ? -1 : known.size());
             pin(request, response.eTag(), response.versionId(), verified.total());
@@ -210,12 +215,17 @@ public final class S3Source implements RandomAccessSource {
         if (known == null) {
             return seen;
         }
-        Optional<String> difference = known.differenceFrom(etag, versionId, size);
+        requireSameObject(request, known, seen);
+        return known;
+    }
+
+    private void requireSameObject(String request, ObjectIdentity known, ObjectIdentity seen)
+            throws SourceChangedException {
+        Optional<String> difference = known.differenceFrom(seen);
         if (difference.isPresent()) {
             throw new SourceChangedException(name, "the object changed since it was first read: " + request
                     + " was answered but " + difference.get());
         }
-        return known;
     }
 
     private IOException failed(String request, SdkException e) {

@@ -168,6 +168,18 @@ class S3SourceMisbehaviourTest {
     }
 
     @Test
+    void aServerThatIgnoresIfMatchAndSendsALongerObjectIsASourceChangeNotARangeError() throws Exception {
+        s3.put("k", StoredObject.of(new byte[1000], ETAG));
+        try (S3Source source = s3.open("k")) {
+            source.read(0, ByteBuffer.allocate(10));
+            stubGet("k", aResponse().withStatus(206).withHeader("ETag", "\"e2\"")
+                    .withHeader("Content-Range", "bytes 10-19/5000").withBody(new byte[10]));
+
+            assertThrows(SourceChangedException.class, () -> source.read(10, ByteBuffer.allocate(10)));
+        }
+    }
+
+    @Test
     void aMissingKeyIsNoSuchFileWithTheS3Name() {
         try (S3Source source = s3.open("missing")) {
             NoSuchFileException get = assertThrows(NoSuchFileException.class,
