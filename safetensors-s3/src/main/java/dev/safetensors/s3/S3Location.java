@@ -20,6 +20,9 @@ public record S3Location(String bucket, String key, String versionId) {
     private static final Pattern BUCKET = Pattern.compile("[A-Za-z0-9._-]{1,255}");
 
     /**
+     * @param bucket    the bucket name
+     * @param key       the object key
+     * @param versionId the object version, or {@code null}
      * @throws IllegalArgumentException if the bucket name is not a bucket name, the key is empty, or the version is
      *                                  empty
      */
