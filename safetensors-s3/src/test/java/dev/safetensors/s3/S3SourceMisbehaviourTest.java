@@ -1,0 +1,330 @@
+package dev.safetensors.s3;
+
+import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.RangeNotHonouredException;
+import dev.safetensors.SourceChangedException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.NoSuchFileException;
+import java.time.Duration;
+import java.util.Arrays;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.head;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Servers that answer something other than what was asked, objects that change, and the errors S3 reports. */
+class S3SourceMisbehaviourTest {
+    private static final String ETAG = "\"e1\"";
+    private static final int LARGE = 8 * 1024 * 1024;
+    /**
+     * How long the slow servers take to send their whole body, in {@link #SLOW_CHUNKS} chunks; a read that waits for
+     * it has failed. WireMock itself takes a moment before the first chunk, so the bound is a quarter of it.
+     */
+    private static final int SLOW_BODY_MILLIS = 30_000;
+    private static final int SLOW_CHUNKS = 200;
+
+    private static WireMockS3 s3;
+
+    @BeforeAll
+    static void start() {
+        s3 = new WireMockS3();
+    }
+
+    @AfterAll
+    static void stop() {
+        s3.close();
+    }
+
+    @BeforeEach
+    void reset() {
+        s3.reset();
+    }
+
+    @Test
+    void aServerThatIgnoresRangeAndSendsASlowWholeBodyIsRefusedAtOnce() throws Exception {
+        stubGet("slow", aResponse().withStatus(200).withHeader("ETag", ETAG).withBody(new byte[LARGE])
+                .withChunkedDribbleDelay(SLOW_CHUNKS, SLOW_BODY_MILLIS));
+        try (S3Source source = s3.open("slow")) {
+            long start = System.nanoTime();
+            RangeNotHonouredException e = assertThrows(RangeNotHonouredException.class,
+                    () -> source.read(0, ByteBuffer.allocate(128 * 1024)));
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+
+            assertTrue(elapsed.toMillis() < SLOW_BODY_MILLIS / 4, "took " + elapsed);
+            assertTrue(e.getMessage().contains("status 200"), e.getMessage());
+            assertEquals(0, source.statistics().bytesRead(), "the body is never read");
+        }
+        assertGoodObjectStillReadable();
+    }
+
+    @Test
+    void aBodyLongerThanItsContentRangeIsCutAfterTheAskedBytes() throws Exception {
+        stubGet("long", aResponse().withStatus(206).withHeader("ETag", ETAG)
+                .withHeader("Content-Range", "bytes 0-99/" + LARGE).withBody(new byte[LARGE])
+                .withChunkedDribbleDelay(SLOW_CHUNKS, SLOW_BODY_MILLIS));
+        try (S3Source source = s3.open("long")) {
+            long start = System.nanoTime();
+            RangeNotHonouredException e = assertThrows(RangeNotHonouredException.class,
+                    () -> source.read(0, ByteBuffer.allocate(100)));
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+
+            assertTrue(elapsed.toMillis() < SLOW_BODY_MILLIS / 4, "took " + elapsed);
+            assertTrue(e.getMessage().contains("more than the 100 bytes"), e.getMessage());
+            assertEquals(100, source.statistics().bytesRead());
+        }
+        assertGoodObjectStillReadable();
+    }
+
+    @Test
+    void aContentRangeWithAnotherStartIsRefused() throws Exception {
+        assertRangeRefused("bytes 1-100/1000", 100);
+    }
+
+    @Test
+    void aContentRangeWithAnotherEndIsRefused() throws Exception {
+        assertRangeRefused("bytes 0-98/1000", 99);
+    }
+
+    @Test
+    void aMalformedContentRangeIsRefused() throws Exception {
+        assertRangeRefused("bytes 0--1/0", 100);
+    }
+
+    @Test
+    void aMissingContentRangeIsRefused() throws Exception {
+        assertRangeRefused(null, 100);
+    }
+
+    @Test
+    void aContentRangeWithAnotherTotalThanSeenBeforeIsRefused() throws Exception {
+        s3.put("k", StoredObject.of(new byte[1000], ETAG));
+        try (S3Source source = s3.open("k")) {
+            source.read(0, ByteBuffer.allocate(10));
+            stubGet("k", aResponse().withStatus(206).withHeader("ETag", ETAG)
+                    .withHeader("Content-Range", "bytes 100-109/2000").withBody(new byte[10]));
+
+            RangeNotHonouredException e = assertThrows(RangeNotHonouredException.class,
+                    () -> source.read(100, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("size changed from 1000 to 2000"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aShortBodyIsRefused() throws Exception {
+        stubGet("short", aResponse().withStatus(206).withHeader("ETag", ETAG)
+                .withHeader("Content-Range", "bytes 0-99/1000").withBody(new byte[50]));
+        try (S3Source source = s3.open("short")) {
+            RangeNotHonouredException e = assertThrows(RangeNotHonouredException.class,
+                    () -> source.read(0, ByteBuffer.allocate(100)));
+            assertTrue(e.getMessage().contains("ended after 50 of 100"), e.getMessage());
+        }
+    }
+
+    @Test
+    void anObjectReplacedBetweenReadsFailsTheIfMatchAsSourceChanged() throws Exception {
+        s3.put("k", StoredObject.of(new byte[1000], ETAG));
+        try (S3Source source = s3.open("k")) {
+            source.read(0, ByteBuffer.allocate(10));
+            s3.put("k", StoredObject.of(new byte[1000], "\"e2\""));
+
+            SourceChangedException e = assertThrows(SourceChangedException.class,
+                    () -> source.read(10, ByteBuffer.allocate(10)));
+            assertEquals(ErrorCode.SOURCE_CHANGED, e.code());
+            assertEquals("s3://models/k", e.source());
+            assertTrue(e.getMessage().contains("status 412"), e.getMessage());
+            assertNoCredentials(e);
+        }
+    }
+
+    @Test
+    void aServerThatIgnoresIfMatchAndSendsAnotherEtagIsCaught() throws Exception {
+        s3.put("k", StoredObject.of(new byte[1000], ETAG));
+        try (S3Source source = s3.open("k")) {
+            source.read(0, ByteBuffer.allocate(10));
+            stubGet("k", aResponse().withStatus(206).withHeader("ETag", "\"e2\"")
+                    .withHeader("Content-Range", "bytes 10-19/1000").withBody(new byte[10]));
+
+            SourceChangedException e = assertThrows(SourceChangedException.class,
+                    () -> source.read(10, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("the ETag was \"e1\" and is now \"e2\""), e.getMessage());
+        }
+    }
+
+    @Test
+    void aServerThatIgnoresIfMatchAndSendsALongerObjectIsASourceChangeNotARangeError() throws Exception {
+        s3.put("k", StoredObject.of(new byte[1000], ETAG));
+        try (S3Source source = s3.open("k")) {
+            source.read(0, ByteBuffer.allocate(10));
+            stubGet("k", aResponse().withStatus(206).withHeader("ETag", "\"e2\"")
+                    .withHeader("Content-Range", "bytes 10-19/5000").withBody(new byte[10]));
+
+            assertThrows(SourceChangedException.class, () -> source.read(10, ByteBuffer.allocate(10)));
+        }
+    }
+
+    @Test
+    void aMissingKeyIsNoSuchFileWithTheS3Name() {
+        try (S3Source source = s3.open("missing")) {
+            NoSuchFileException get = assertThrows(NoSuchFileException.class,
+                    () -> source.read(0, ByteBuffer.allocate(10)));
+            assertEquals("s3://models/missing", get.getFile());
+            assertTrue(get.getMessage().contains("NoSuchKey"), get.getMessage());
+            NoSuchFileException size = assertThrows(NoSuchFileException.class, source::size);
+            assertEquals("s3://models/missing", size.getFile());
+            assertNoCredentials(get);
+            assertNoCredentials(size);
+        }
+    }
+
+    @Test
+    void aMissingBucketIsNoSuchFile() {
+        stubGet("k", aResponse().withStatus(404).withHeader("Content-Type", "application/xml")
+                .withBody(S3ObjectsTransformer.errorXml("NoSuchBucket")));
+        try (S3Source source = s3.open("k")) {
+            NoSuchFileException e = assertThrows(NoSuchFileException.class,
+                    () -> source.read(0, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("NoSuchBucket"), e.getMessage());
+        }
+    }
+
+    @Test
+    void aRefusalIsAccessDeniedWithoutCredentialsInTheMessage() {
+        stubGet("secret", aResponse().withStatus(403).withHeader("Content-Type", "application/xml")
+                .withBody(S3ObjectsTransformer.errorXml("AccessDenied")));
+        s3.server.stubFor(head(urlPathEqualTo("/models/secret")).atPriority(1)
+                .willReturn(aResponse().withStatus(403)));
+        try (S3Source source = s3.open("secret")) {
+            AccessDeniedException get = assertThrows(AccessDeniedException.class,
+                    () -> source.read(0, ByteBuffer.allocate(10)));
+            assertEquals("s3://models/secret", get.getFile());
+            assertTrue(get.getMessage().contains("AccessDenied"), get.getMessage());
+            AccessDeniedException size = assertThrows(AccessDeniedException.class, source::size);
+            assertNoCredentials(get);
+            assertNoCredentials(size);
+        }
+    }
+
+    @Test
+    void aReadStartingPastTheEndOfAnObjectOfUnknownSizeIsAnEofError() {
+        s3.put("k", StoredObject.of(new byte[100], ETAG));
+        try (S3Source source = s3.open("k")) {
+            EOFException e = assertThrows(EOFException.class, () -> source.read(500, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("s3://models/k") && e.getMessage().contains("status 416"),
+                    e.getMessage());
+            assertEquals(1, s3.requests().size(), "a 416 is not retried");
+        }
+    }
+
+    @Test
+    void aServerErrorIsRetriedByTheClient() throws Exception {
+        byte[] content = SampleCheckpoint.file(64, 100);
+        s3.put("flaky", StoredObject.of(content, ETAG));
+        s3.server.stubFor(get(urlPathEqualTo("/models/flaky")).atPriority(1)
+                .inScenario("flaky").whenScenarioStateIs(Scenario.STARTED).willSetStateTo("recovered")
+                .willReturn(aResponse().withStatus(503).withHeader("Content-Type", "application/xml")
+                        .withBody(S3ObjectsTransformer.errorXml("SlowDown"))));
+        try (S3Source source = s3.open("flaky")) {
+            ByteBuffer dst = ByteBuffer.allocate(content.length);
+            assertEquals(content.length, source.read(0, dst));
+            assertArrayEquals(content, dst.array());
+            assertEquals(2, s3.requests().size(), "one 503, one retry");
+        }
+    }
+
+    @Test
+    void aLastingServerErrorFailsAfterBoundedRetries() {
+        stubGet("down", aResponse().withStatus(500).withHeader("Content-Type", "application/xml")
+                .withBody(S3ObjectsTransformer.errorXml("InternalError")));
+        try (S3Source source = s3.open("down")) {
+            IOException e = assertThrows(IOException.class, () -> source.read(0, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("status 500 InternalError"), e.getMessage());
+            int attempts = s3.requests().size();
+            assertTrue(attempts > 1 && attempts <= 5, attempts + " attempts");
+            assertNoCredentials(e);
+        }
+    }
+
+    @Test
+    void anOpenRangePastTheEndOfAnObjectOfUnknownSizeFailsWithEof() {
+        s3.put("k", StoredObject.of(new byte[100], ETAG));
+        try (S3Source source = s3.open("k")) {
+            assertThrows(EOFException.class, () -> source.openRange(50, 100));
+        }
+    }
+
+    @Test
+    void closingATensorStreamEarlyDoesNotWaitForTheRestOfASlowBody() throws Exception {
+        stubGet("slow", aResponse().withStatus(206).withHeader("ETag", ETAG)
+                .withHeader("Content-Range", "bytes 0-" + (LARGE - 1) + "/" + LARGE).withBody(new byte[LARGE])
+                .withChunkedDribbleDelay(SLOW_CHUNKS, SLOW_BODY_MILLIS));
+        try (S3Source source = s3.open("slow")) {
+            long start = System.nanoTime();
+            try (ReadableByteChannel tensor = source.openRange(0, LARGE)) {
+                assertTrue(tensor.read(ByteBuffer.allocate(1000)) > 0);
+            }
+            Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+            assertTrue(elapsed.toMillis() < SLOW_BODY_MILLIS / 4, "took " + elapsed);
+        }
+        assertGoodObjectStillReadable();
+    }
+
+    private void assertRangeRefused(String contentRange, int bodyBytes) throws Exception {
+        ResponseDefinitionBuilder response = aResponse().withStatus(206).withHeader("ETag", ETAG)
+                .withBody(new byte[bodyBytes]);
+        if (contentRange != null) {
+            response.withHeader("Content-Range", contentRange);
+        }
+        stubGet("k", response);
+        try (S3Source source = s3.open("k")) {
+            RangeNotHonouredException e = assertThrows(RangeNotHonouredException.class,
+                    () -> source.read(0, ByteBuffer.allocate(100)));
+            assertEquals(ErrorCode.RANGE_NOT_HONOURED, e.code());
+            assertEquals("s3://models/k", e.source());
+            assertEquals(0, source.statistics().bytesRead());
+        }
+    }
+
+    /** After an aborted response, the client still works: the connection was closed, not left half-read. */
+    private static void assertGoodObjectStillReadable() throws IOException {
+        byte[] content = SampleCheckpoint.file(64, 1000);
+        s3.put("good", StoredObject.of(content, ETAG));
+        try (S3Source source = s3.open("good")) {
+            ByteBuffer dst = ByteBuffer.allocate(content.length);
+            source.readFully(0, dst);
+            assertArrayEquals(content, dst.array());
+        }
+    }
+
+    private static void stubGet(String key, ResponseDefinitionBuilder response) {
+        s3.server.stubFor(get(urlPathEqualTo("/" + WireMockS3.BUCKET + "/" + key)).atPriority(1)
+                .willReturn(response));
+    }
+
+    private static void assertNoCredentials(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = String.valueOf(t.getMessage());
+            assertFalse(message.contains(WireMockS3.SECRET_KEY), message);
+            assertFalse(message.contains("Signature="), message);
+            assertFalse(message.contains("Credential="), message);
+            assertFalse(Arrays.stream(t.getSuppressed()).anyMatch(s -> String.valueOf(s.getMessage())
+                    .contains(WireMockS3.SECRET_KEY)), message);
+        }
+    }
+}

@@ -1,0 +1,74 @@
+package dev.safetensors.s3;
+
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RandomAccessSourceProvider;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.util.ServiceLoader;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class S3SourceProviderTest {
+
+    @Test
+    void isFoundByTheServiceLoader() {
+        assertTrue(ServiceLoader.load(RandomAccessSourceProvider.class).stream()
+                .anyMatch(p -> p.type() == S3SourceProvider.class));
+    }
+
+    @Test
+    void supportsTheS3SchemeOnly() {
+        S3SourceProvider provider = new S3SourceProvider();
+        assertTrue(provider.supports(URI.create("s3://b/k")));
+        assertTrue(provider.supports(URI.create("S3://b/k")));
+        assertFalse(provider.supports(URI.create("gs://b/k")));
+        assertFalse(provider.supports(URI.create("https://b.s3.amazonaws.com/k")));
+        assertFalse(provider.supports(URI.create("/local/file")));
+    }
+
+    @Test
+    void aMalformedUriIsAnIoException() {
+        assertThrows(IOException.class, () -> new S3SourceProvider().open(URI.create("s3://bucket-only")));
+    }
+
+    @Test
+    void opensSourcesThatReadThroughTheGivenClient() throws Exception {
+        try (WireMockS3 s3 = new WireMockS3()) {
+            byte[] content = SampleCheckpoint.file(64, 100);
+            s3.put("dir/m.safetensors", StoredObject.of(content, "\"e\""));
+            try (RandomAccessSource source = new S3SourceProvider(s3.client)
+                    .open(URI.create("s3://models/dir/m.safetensors"))) {
+                assertInstanceOf(S3Source.class, source);
+                ByteBuffer dst = ByteBuffer.allocate(content.length);
+                source.readFully(0, dst);
+                assertArrayEquals(content, dst.array());
+                assertEquals("s3://models/dir/m.safetensors", source.name());
+            }
+        }
+    }
+
+    @Test
+    void theDefaultClientFollowsTheSdkConfigurationWithAnEndpointAndPathStyle() throws Exception {
+        // Region and keys come from the aws.region / aws.accessKeyId / aws.secretAccessKey system properties that
+        // the build sets, as they would from AWS_REGION and friends.
+        try (WireMockS3 s3 = new WireMockS3()) {
+            s3.put("k", StoredObject.of(new byte[10], "\"e\""));
+            S3ClientOptions options = S3ClientOptions.DEFAULT
+                    .withEndpoint(URI.create("http://127.0.0.1:" + s3.server.port())).withPathStyle(true);
+            try (RandomAccessSource source = new S3SourceProvider(options).open(URI.create("s3://models/k"))) {
+                assertEquals(10, source.size());
+            }
+            String authorization = s3.requests().get(0).getHeader("Authorization");
+            assertTrue(authorization.contains("Credential=test-access-key/") && authorization.contains("us-east-1"),
+                    authorization);
+        }
+    }
+}
