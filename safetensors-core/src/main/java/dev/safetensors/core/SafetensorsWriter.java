@@ -21,6 +21,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Writes canonical safetensors files.
@@ -190,10 +191,13 @@ public final class SafetensorsWriter {
     public long writeTo(Path path) throws IOException {
         Path target = path.toAbsolutePath();
         Encoded encoded = encode(path.toString());
-        Path temp = Files.createTempFile(target.getParent(), "." + target.getFileName(), ".tmp");
+        // not Files.createTempFile: its owner-only permissions would end up on the result
+        Path temp = target.resolveSibling("." + target.getFileName() + "." + Long.toUnsignedString(
+                ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
+        FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
         try {
             long written;
-            try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+            try (ch) {
                 written = encoded.writeTo(ch);
                 ch.force(true);
             }
