@@ -49,41 +49,50 @@ final class Float32Widening {
         byte[] a = src.array();
         int from = src.arrayOffset() + src.position();
         int bytes = src.remaining();
-        switch (dtype) {
-            case F32 -> {
-                int n = bytes >> 2;
-                src.duplicate().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(dst, offset, n);
-                return n;
-            }
-            case BF16 -> {
-                int n = bytes >> 1;
-                for (int i = 0; i < n; i++) {
-                    dst[offset + i] = Float.intBitsToFloat((short) SHORT_LE.get(a, from + 2 * i) << 16);
-                }
-                return n;
-            }
-            case F16 -> {
-                int n = bytes >> 1;
-                for (int i = 0; i < n; i++) {
-                    dst[offset + i] = f16((short) SHORT_LE.get(a, from + 2 * i));
-                }
-                return n;
-            }
-            case F8_E5M2 -> {
-                // E5M2 is the upper byte of a binary16 with the same exponent bias
-                for (int i = 0; i < bytes; i++) {
-                    dst[offset + i] = f16(a[from + i] << 8);
-                }
-                return bytes;
-            }
-            case F8_E4M3 -> {
-                for (int i = 0; i < bytes; i++) {
-                    dst[offset + i] = e4m3(a[from + i]);
-                }
-                return bytes;
-            }
+        // one small method per dtype: each loop is compiled and unrolled on its own
+        return switch (dtype) {
+            case F32 -> f32s(src, dst, offset);
+            case BF16 -> bf16s(a, from, bytes >> 1, dst, offset);
+            case F16 -> f16s(a, from, bytes >> 1, dst, offset);
+            case F8_E5M2 -> e5m2s(a, from, bytes, dst, offset);
+            case F8_E4M3 -> e4m3s(a, from, bytes, dst, offset);
             default -> throw new IllegalArgumentException(dtype + " is not float-readable");
+        };
+    }
+
+    private static int f32s(ByteBuffer src, float[] dst, int offset) {
+        int n = src.remaining() >> 2;
+        src.duplicate().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(dst, offset, n);
+        return n;
+    }
+
+    private static int bf16s(byte[] a, int from, int n, float[] dst, int offset) {
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = Float.intBitsToFloat((short) SHORT_LE.get(a, from + 2 * i) << 16);
         }
+        return n;
+    }
+
+    private static int f16s(byte[] a, int from, int n, float[] dst, int offset) {
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = f16((short) SHORT_LE.get(a, from + 2 * i));
+        }
+        return n;
+    }
+
+    private static int e5m2s(byte[] a, int from, int n, float[] dst, int offset) {
+        // E5M2 is the upper byte of a binary16 with the same exponent bias
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = f16(a[from + i] << 8);
+        }
+        return n;
+    }
+
+    private static int e4m3s(byte[] a, int from, int n, float[] dst, int offset) {
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = e4m3(a[from + i]);
+        }
+        return n;
     }
 
     /** @return the float of the binary16 in the low 16 bits of {@code h} (higher bits are ignored) */
