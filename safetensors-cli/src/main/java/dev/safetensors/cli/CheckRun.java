@@ -1,0 +1,50 @@
+package dev.safetensors.cli;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * The shape every multi-source subcommand shares: expand the SOURCE arguments (shards, Hub repositories), examine
+ * every file in parallel under a progress bar, print the results in argument order, and turn the worst verdict into
+ * the exit code.
+ */
+final class CheckRun {
+    private CheckRun() {
+    }
+
+    /**
+     * @param arguments the SOURCE arguments
+     * @param opener    opens index files
+     * @return one target per argument, in order
+     */
+    static List<Target> expand(List<String> arguments, SourceOpener opener) {
+        ShardExpander expander = new ShardExpander(opener);
+        List<Target> targets = new ArrayList<>(arguments.size());
+        for (String a : arguments) {
+            targets.add(expander.expand(a));
+        }
+        return targets;
+    }
+
+    /**
+     * Runs {@link HeaderCheck}-like work that is counted in sources.
+     *
+     * @param targets the expanded sources
+     * @param jobs    files examined at once
+     * @param output  where results go
+     * @param check   the work per file
+     * @param tensors whether JSON results list tensors
+     * @param text    how a result reads as text
+     * @return the exit code
+     */
+    static int run(List<Target> targets, int jobs, Output output, FileCheck check, boolean tensors,
+                   Function<SourceResult, String> text) {
+        int files = Batch.fileCount(targets);
+        try (ProgressBar bar = output.startProgress(files, ProgressBar.Unit.SOURCES)) {
+            Status worst = new Batch(jobs, () -> bar.advance(1)).run(targets, check,
+                    r -> output.result(r, tensors, text));
+            return worst.exitCode();
+        }
+    }
+}

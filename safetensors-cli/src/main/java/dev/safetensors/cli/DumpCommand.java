@@ -1,0 +1,167 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.SafetensorsException;
+import dev.safetensors.TensorInfo;
+import dev.safetensors.core.SafetensorsFile;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.concurrent.Callable;
+
+/** {@code safetensors dump}: one tensor's bytes, raw or widened to float32. */
+@Command(name = "dump", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Write one tensor to stdout or a file: its raw bytes as stored (little-endian), or with --f32"
+                + " its values widened to float32 (F32, F16 and BF16 tensors), as text (one value per line) or,"
+                + " with --binary, as little-endian float32.",
+                "The header is validated first; the tensor is then read with one ranged read. Binary output is"
+                        + " refused on a terminal: redirect it or use --out."},
+        footer = {"", "Examples:",
+                "  safetensors dump model.safetensors lm_head.weight --out lm_head.bin",
+                "  safetensors dump --f32 model.safetensors model.norm.weight | head",
+                "  safetensors dump --f32 --binary hf://openai-community/gpt2/model.safetensors wte.weight > wte.f32"})
+final class DumpCommand implements Callable<Integer> {
+    /** {@link #dump} could not examine or read the source; the result says why. */
+    private static final int SEE_RESULT = -1;
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions common;
+
+    @Option(names = "--f32", description = "Widen the values to float32 (F32, F16 and BF16 tensors).")
+    boolean f32;
+
+    @Option(names = "--binary", description = "With --f32: write little-endian float32 instead of text.")
+    boolean binary;
+
+    @Option(names = {"-o", "--out"}, paramLabel = "FILE", description = "Write to FILE instead of stdout.")
+    Path file;
+
+    @Parameters(index = "0", paramLabel = "SOURCE", description = "The file that holds the tensor.")
+    String source;
+
+    @Parameters(index = "1", paramLabel = "TENSOR", description = "The tensor's name.")
+    String tensor;
+
+    /**
+     * @param out stdout
+     * @param err stderr
+     */
+    DumpCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public Integer call() {
+        if (binary && !f32) {
+            throw usage("--binary goes with --f32; a raw dump is always the stored bytes");
+        }
+        if (file == null && (!f32 || binary) && Terminal.stdout()) {
+            throw usage("refusing to write binary data to a terminal: redirect stdout or use --out FILE");
+        }
+        if (file == null && common.json) {
+            throw usage("--json describes what was written and needs --out FILE");
+        }
+        Location location = Location.parse(source);
+        if (location.isIndex() || location.isHubRepository()) {
+            throw usage("dump reads one file: name the shard that holds the tensor (see 'safetensors inspect"
+                    + " --tensors')");
+        }
+        Output output = common.output(out, err);
+        SourceResult.Builder result = HeaderCheck.start(Target.File.of(location));
+        int code;
+        try (RandomAccessSource src = common.opener().open(location)) {
+            try {
+                code = dump(src, result, output);
+            } finally {
+                HeaderCheck.finish(src, result);
+            }
+        } catch (IOException | RuntimeException e) {
+            result.fail(Failure.from(e, location.text()));
+            code = SEE_RESULT;
+        }
+        SourceResult r = result.build();
+        if (code == SEE_RESULT) {
+            output.result(r, false, TextFormatter::statusLine);
+            return r.status().exitCode();
+        }
+        if (code == 0 && common.json) {
+            output.result(r, false, TextFormatter::statusLine);
+        }
+        return code;
+    }
+
+    /** @return the exit code, or {@link #SEE_RESULT} when the result records the failure */
+    private int dump(RandomAccessSource src, SourceResult.Builder result, Output output) throws IOException {
+        SafetensorsFile st;
+        try {
+            st = SafetensorsFile.open(src, common.limits(), false);
+        } catch (IOException | RuntimeException e) {
+            HeaderCheck.failed(result, e, src.name());
+            return SEE_RESULT;
+        }
+        HeaderCheck.passed(result, st.header());
+        TensorInfo t = st.header().tensor(tensor).orElse(null);
+        if (t == null) {
+            output.error(name() + ": no tensor named \"" + Sanitized.line(tensor, 200) + "\" among its "
+                    + Readable.plural(st.header().tensors().size(), "tensor") + "; list them with 'safetensors"
+                    + " inspect --tensors " + name() + "'", null);
+            return Status.USAGE;
+        }
+        OutputStream sink;
+        try {
+            sink = file == null ? out : Files.newOutputStream(file);
+        } catch (IOException e) {
+            output.error(file + ": cannot write: " + Failure.from(e, file.toString()).message(), e);
+            return Status.ERROR.exitCode();
+        }
+        long written;
+        try (ProgressBar bar = output.startProgress(t.byteLength(), ProgressBar.Unit.BYTES)) {
+            written = f32 ? TensorDump.float32(st, t, sink, binary) : TensorDump.raw(st, t, sink, bar);
+        } catch (SafetensorsException e) {
+            if (e.code() != ErrorCode.NOT_FLOAT_READABLE) {
+                throw e;
+            }
+            output.error(name() + ": " + Failure.from(e, src.name()).message() + "; dump it without --f32 for the"
+                    + " raw bytes", e);
+            return Status.USAGE;
+        } finally {
+            if (sink != out) {
+                sink.close();
+            }
+        }
+        if (file != null && !common.json) {
+            out.printf(Locale.ROOT, "wrote %s of %s %s %s to %s%n", Readable.plural(written, f32 && !binary ? "value"
+                    : "byte"), Sanitized.line(t.name(), 200), t.dtype(), Arrays.toString(t.shape()), file);
+            out.flush();
+        }
+        return 0;
+    }
+
+    private String name() {
+        return Sanitized.line(source, 400);
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

@@ -1,0 +1,131 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.DType;
+import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.TensorInfo;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonWriteFeature;
+
+import java.io.StringWriter;
+import java.util.Locale;
+import java.util.Map;
+import java.util.OptionalLong;
+
+/**
+ * The machine output: one JSON object per result, on one line (JSON Lines). Every field of the schema is always
+ * present, {@code null} when unknown, except {@code code} and {@code message} (only when not valid), the shard and
+ * checkpoint fields, {@code sha256} (only when computed) and {@code tensors} (only with {@code --tensors}). The
+ * schema is documented in {@code docs/cli.md}.
+ */
+final class JsonFormatter {
+    // ASCII-only output reads the same whatever the terminal's or the consumer's encoding
+    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+
+    private JsonFormatter() {
+    }
+
+    /**
+     * @param r       a result
+     * @param tensors whether to list the tensors of a file or shard
+     * @return the JSON object, without a line terminator
+     */
+    static String line(SourceResult r, boolean tensors) {
+        StringWriter w = new StringWriter(512);
+        try (JsonGenerator g = JSON.createGenerator(w)) {
+            g.writeStartObject();
+            g.writeStringProperty("source", r.source());
+            g.writeStringProperty("kind", r.kind().name().toLowerCase(Locale.ROOT));
+            g.writeStringProperty("status", r.status().json());
+            r.failure().ifPresent(f -> {
+                g.writeStringProperty("code", f.code());
+                g.writeStringProperty("message", f.message());
+            });
+            TensorTotals t = r.totals().orElse(null);
+            number(g, "file_bytes", r.fileBytes());
+            number(g, "header_bytes", t == null ? OptionalLong.empty() : OptionalLong.of(t.headerBytes()));
+            number(g, "payload_bytes", t == null ? OptionalLong.empty() : OptionalLong.of(t.payloadBytes()));
+            g.writeName("payload_aligned");
+            if (r.header().isPresent()) {
+                g.writeBoolean(r.header().get().payloadAligned());
+            } else {
+                g.writeNull();
+            }
+            number(g, "tensor_count", t == null ? OptionalLong.empty() : OptionalLong.of(t.tensors()));
+            number(g, "parameters", t == null ? OptionalLong.empty() : OptionalLong.of(t.parameters()));
+            g.writeName("dtypes");
+            if (t == null) {
+                g.writeNull();
+            } else {
+                g.writeStartObject();
+                for (Map.Entry<DType, TensorTotals.PerDtype> e : t.byDtype().entrySet()) {
+                    g.writeName(e.getKey().name());
+                    g.writeStartObject();
+                    g.writeNumberProperty("tensors", e.getValue().tensors());
+                    g.writeNumberProperty("parameters", e.getValue().parameters());
+                    g.writeNumberProperty("bytes", e.getValue().bytes());
+                    g.writeEndObject();
+                }
+                g.writeEndObject();
+            }
+            strings(g, "metadata", r.metadata());
+            g.writeName("checks");
+            g.writeStartObject();
+            r.checks().forEach((check, passed) -> g.writeStringProperty(check.label(), passed ? "pass" : "fail"));
+            g.writeEndObject();
+            g.writeNumberProperty("requests", r.cost().requests());
+            g.writeNumberProperty("bytes_read", r.cost().bytesRead());
+            strings(g, "attributes", r.attributes());
+            r.checkpoint().ifPresent(c -> g.writeStringProperty("checkpoint", c));
+            if (r.kind() == SourceResult.Kind.CHECKPOINT && r.shardCount() >= 0) {
+                g.writeNumberProperty("shard_count", r.shardCount());
+            }
+            r.sha256().ifPresent(h -> g.writeStringProperty("sha256", h));
+            if (tensors && r.header().isPresent()) {
+                tensors(g, r.header().get());
+            }
+            g.writeEndObject();
+        }
+        return w.toString();
+    }
+
+    private static void tensors(JsonGenerator g, SafetensorsHeader header) {
+        g.writeName("tensors");
+        g.writeStartArray();
+        for (TensorInfo t : header.tensors()) {
+            g.writeStartObject();
+            g.writeStringProperty("name", t.name());
+            g.writeStringProperty("dtype", t.dtype().name());
+            g.writeName("shape");
+            g.writeStartArray();
+            for (long d : t.shape()) {
+                g.writeNumber(d);
+            }
+            g.writeEndArray();
+            g.writeName("data_offsets");
+            g.writeStartArray();
+            g.writeNumber(t.begin());
+            g.writeNumber(t.end());
+            g.writeEndArray();
+            g.writeNumberProperty("bytes", t.byteLength());
+            g.writeEndObject();
+        }
+        g.writeEndArray();
+    }
+
+    private static void number(JsonGenerator g, String name, OptionalLong value) {
+        g.writeName(name);
+        if (value.isPresent()) {
+            g.writeNumber(value.getAsLong());
+        } else {
+            g.writeNull();
+        }
+    }
+
+    private static void strings(JsonGenerator g, String name, Map<String, String> map) {
+        g.writeName(name);
+        g.writeStartObject();
+        map.forEach(g::writeStringProperty);
+        g.writeEndObject();
+    }
+}

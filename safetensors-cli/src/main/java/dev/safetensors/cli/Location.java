@@ -1,0 +1,127 @@
+package dev.safetensors.cli;
+
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.file.Path;
+import java.util.Locale;
+
+/**
+ * What a user typed as a SOURCE, understood as {@code Sources.open(String)} understands it: a URI when it starts
+ * with a scheme of two or more letters ({@code s3://b/k}, {@code https://...}, {@code file:/x}), a local path
+ * otherwise (so {@code C:\m.safetensors} is a path). The command needs the distinction itself, to find sharded
+ * checkpoints and to name the shards that sit beside an index.
+ *
+ * @param text the location as typed, or as derived for a shard; used as the source name in output
+ * @param uri  the URI, or {@code null} for a local path
+ */
+record Location(String text, URI uri) {
+    /** The file name suffix of a sharded checkpoint's index. */
+    static final String INDEX_SUFFIX = ".safetensors.index.json";
+
+    /**
+     * @param text what the user typed
+     * @return the location
+     */
+    static Location parse(String text) {
+        return new Location(text, asUri(text));
+    }
+
+    /** @return whether this is a local path (not a URI, or a {@code file:} URI) */
+    boolean isLocal() {
+        return uri == null || "file".equalsIgnoreCase(uri.getScheme());
+    }
+
+    /** @return the local path; only for {@link #isLocal()} locations */
+    Path path() {
+        return uri == null ? Path.of(text) : Path.of(uri);
+    }
+
+    /** @return the URI scheme in lower case, or {@code ""} for a plain path */
+    String scheme() {
+        return uri == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+    }
+
+    /** @return whether the last path segment names a sharded checkpoint index */
+    boolean isIndex() {
+        String path = uri == null ? text : uri.getPath() == null ? "" : uri.getPath();
+        if (scheme().equals("hf")) {
+            int at = path.lastIndexOf('@');
+            path = at < 0 ? path : path.substring(0, at);
+        }
+        return path.endsWith(INDEX_SUFFIX);
+    }
+
+    /** @return whether this is {@code hf://OWNER/REPO[@REVISION]}: a Hub repository rather than a file in one */
+    boolean isHubRepository() {
+        if (!scheme().equals("hf") || uri.getRawPath() == null) {
+            return false;
+        }
+        String path = uri.getRawPath();
+        int at = path.lastIndexOf('@');
+        String repoPath = at < 0 ? path : path.substring(0, at);
+        return repoPath.lastIndexOf('/') == 0;
+    }
+
+    /**
+     * The location of a file beside this one, as the shards of an index are. Shard names have been checked to be
+     * plain file names by the index parser; they are percent-encoded here, so a {@code ?} or {@code #} in a name
+     * stays part of the name.
+     *
+     * @param fileName a plain file name
+     * @param revision for an {@code hf://} file, the commit to pin the sibling to; {@code null} keeps this
+     *                 location's revision
+     * @return the sibling's location
+     */
+    Location sibling(String fileName, String revision) {
+        if (uri == null) {
+            Path parent = Path.of(text).getParent();
+            return new Location(parent == null ? fileName : parent.resolve(fileName).toString(), null);
+        }
+        String segment = encodeSegment(fileName);
+        if (scheme().equals("hf")) {
+            String path = uri.getRawPath();
+            int at = path.lastIndexOf('@');
+            String rev = revision != null ? encodeSegment(revision) : at < 0 ? "main" : path.substring(at + 1);
+            String dir = (at < 0 ? path : path.substring(0, at));
+            dir = dir.substring(0, dir.lastIndexOf('/') + 1);
+            String s = "hf://" + uri.getRawAuthority() + dir + segment + "@" + rev;
+            return new Location(s, URI.create(s));
+        }
+        URI resolved = uri.resolve(segment);
+        return new Location(resolved.toString(), resolved);
+    }
+
+    private static String encodeSegment(String name) {
+        try {
+            return new URI(null, null, name, null).getRawPath().replace(":", "%3A").replace("@", "%40");
+        } catch (URISyntaxException e) {
+            throw new IllegalArgumentException("cannot encode " + name, e);
+        }
+    }
+
+    /** The rule of {@code Sources.open(String)}, which keeps it to itself. */
+    private static URI asUri(String location) {
+        int colon = location.indexOf(':');
+        if (colon < 2) {
+            return null;
+        }
+        for (int i = 0; i < colon; i++) {
+            char c = location.charAt(i);
+            boolean ok = Character.isLetter(c) || (i > 0 && (Character.isDigit(c) || c == '+' || c == '-'
+                    || c == '.'));
+            if (!ok || c > 0x7f) {
+                return null;
+            }
+        }
+        try {
+            return new URI(location);
+        } catch (URISyntaxException e) {
+            return null;
+        }
+    }
+
+    @Override
+    public String toString() {
+        return text;
+    }
+}

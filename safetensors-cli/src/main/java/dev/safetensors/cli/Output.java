@@ -1,0 +1,95 @@
+package dev.safetensors.cli;
+
+import java.io.PrintStream;
+import java.util.function.Function;
+
+/**
+ * Where results go. Results (valid, invalid, unsupported) go to stdout; a source that could not be read at all is
+ * an error and goes to stderr, except in {@code --json} mode, where every result is one JSON line on stdout and
+ * stderr stays quiet. With {@code --debug}, the stack trace behind a failure follows on stderr. Lines are flushed one
+ * by one so that stdout and stderr interleave in order, and printed above the progress bar.
+ */
+final class Output {
+    private final PrintStream out;
+    private final PrintStream err;
+    private final boolean json;
+    private final boolean debug;
+    private ProgressBar progress = ProgressBar.disabled();
+
+    /**
+     * @param out   stdout
+     * @param err   stderr
+     * @param json  whether results are JSON Lines
+     * @param debug whether to print stack traces
+     */
+    Output(PrintStream out, PrintStream err, boolean json, boolean debug) {
+        this.out = out;
+        this.err = err;
+        this.json = json;
+        this.debug = debug;
+    }
+
+    /**
+     * Starts a progress bar on stderr, drawn only when stderr is a terminal; results are printed above it.
+     *
+     * @param total how much work there is (it may grow)
+     * @param unit  what is counted
+     * @return the bar; close it when the work is done
+     */
+    ProgressBar startProgress(long total, ProgressBar.Unit unit) {
+        progress = ProgressBar.start(err, total, unit, Terminal.stderr());
+        return progress;
+    }
+
+    /** @return whether results are JSON Lines */
+    boolean json() {
+        return json;
+    }
+
+    /** @return stdout, for output that is not a result (a manifest, dumped bytes) */
+    PrintStream out() {
+        return out;
+    }
+
+    /**
+     * @param r       a result
+     * @param tensors whether JSON output lists the tensors
+     * @param text    how to render it as text
+     */
+    void result(SourceResult r, boolean tensors, Function<SourceResult, String> text) {
+        progress.printAbove(() -> {
+            if (json) {
+                out.println(JsonFormatter.line(r, tensors));
+                out.flush();
+            } else if (r.status() == Status.ERROR) {
+                err.println(text.apply(r));
+                err.flush();
+            } else {
+                out.println(text.apply(r));
+                out.flush();
+            }
+            if (debug) {
+                r.failure().map(Failure::cause).ifPresent(e -> {
+                    e.printStackTrace(err);
+                    err.flush();
+                });
+            }
+        });
+    }
+
+    /**
+     * Reports an error that is not about one source's content (an output file that cannot be written).
+     *
+     * @param message the line to print after {@code safetensors: }
+     * @param cause   printed with {@code --debug}; may be {@code null}
+     */
+    void error(String message, Throwable cause) {
+        progress.printAbove(() -> {
+            err.println("safetensors: " + message);
+            if (debug && cause != null) {
+                cause.printStackTrace(err);
+            }
+            err.flush();
+        });
+    }
+}

@@ -1,0 +1,22 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.Limits;
+
+/** The {@code --policy} choices: the validation presets of {@link Limits}. */
+enum Policy {
+    /** {@link Limits#DEFAULT}: the strict rules. */
+    STRICT(Limits.DEFAULT),
+    /** {@link Limits#OFFICIAL}: what the official Rust crate accepts. */
+    OFFICIAL(Limits.OFFICIAL);
+
+    private final Limits limits;
+
+    Policy(Limits limits) {
+        this.limits = limits;
+    }
+
+    /** @return the preset */
+    Limits limits() {
+        return limits;
+    }
+}

@@ -1,0 +1,98 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.core.Sources;
+import dev.safetensors.s3.S3ClientOptions;
+import dev.safetensors.s3.S3SourceProvider;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.TreeSet;
+
+/**
+ * Opens the sources of one command run. Local paths go to {@link Sources}; every other scheme goes to a provider
+ * found once through {@link ServiceLoader} and kept for the whole run, because each backend builds its HTTP or SDK
+ * client once per provider instance: a hundred shards then share one client and its connections instead of paying
+ * for a hundred.
+ *
+ * <p>Local paths are checked before opening: a FIFO or a device would block or never end, so it is refused with
+ * {@code NOT_A_FILE}. Thread-safe.
+ */
+final class SourceOpener {
+    private final S3ClientOptions s3;
+    private List<RandomAccessSourceProvider> providers;
+
+    /**
+     * @param s3 how to build the S3 client, or {@code null} for the SDK's own configuration chain
+     */
+    SourceOpener(S3ClientOptions s3) {
+        this.s3 = s3;
+    }
+
+    /** Loads the backends on the first remote source: a run over local files never loads a cloud SDK class. */
+    private synchronized List<RandomAccessSourceProvider> providers() {
+        if (providers == null) {
+            List<RandomAccessSourceProvider> found = new ArrayList<>();
+            for (RandomAccessSourceProvider p : ServiceLoader.load(RandomAccessSourceProvider.class)) {
+                found.add(s3 != null && p instanceof S3SourceProvider ? new S3SourceProvider(s3) : p);
+            }
+            providers = List.copyOf(found);
+        }
+        return providers;
+    }
+
+    /**
+     * @param location a local path or a URI
+     * @return an open source; the caller closes it
+     * @throws IOException if it cannot be opened; {@link SourceProblem} for a non-regular local file or a scheme
+     *                     no backend serves
+     */
+    RandomAccessSource open(Location location) throws IOException {
+        if (location.isLocal()) {
+            Path path = localPath(location);
+            if (Files.exists(path) && !Files.isDirectory(path) && !Files.isRegularFile(path)) {
+                throw new SourceProblem("NOT_A_FILE", "is not a regular file (a FIFO, socket or device):"
+                        + " pass a .safetensors file");
+            }
+            if (!Files.exists(path) && Files.isSymbolicLink(path)) {
+                throw new NoSuchFileException(location.text(), null, "is a symbolic link to a file that does not"
+                        + " exist: fix the link or pass the file itself");
+            }
+            return location.uri() == null ? Sources.open(path) : Sources.open(location.uri());
+        }
+        for (RandomAccessSourceProvider p : providers()) {
+            if (p.supports(location.uri())) {
+                return p.open(location.uri());
+            }
+        }
+        throw new SourceProblem("UNSUPPORTED_SCHEME", "no storage backend reads '" + location.scheme()
+                + ":' sources; supported: local paths, " + supportedSchemes());
+    }
+
+    private static Path localPath(Location location) throws IOException {
+        try {
+            return location.path();
+        } catch (IllegalArgumentException e) {
+            throw new SourceProblem("INVALID_PATH", "is not a usable local path or file: URI (" + e.getMessage()
+                    + ")");
+        }
+    }
+
+    private String supportedSchemes() {
+        TreeSet<String> schemes = new TreeSet<>();
+        for (String s : new String[] {"file", "s3", "gs", "http", "https", "hf"}) {
+            URI probe = URI.create(s + "://x/y");
+            if (providers().stream().anyMatch(p -> p.supports(probe))) {
+                schemes.add(s + ":");
+            }
+        }
+        return String.join(", ", schemes);
+    }
+}

@@ -1,0 +1,250 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.SourceStatistics;
+
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+
+/**
+ * Everything the command learned about one source: the verdict, the checks performed, what the file holds, and
+ * what finding it out cost. Both output formats are written from this alone. Immutable; built with {@link Builder}.
+ */
+final class SourceResult {
+    /** What kind of source a result is about. */
+    enum Kind {
+        /** A file given as a source. */
+        FILE,
+        /** One shard of a sharded checkpoint. */
+        SHARD,
+        /** A sharded checkpoint as a whole: the index, its shards and their consistency. */
+        CHECKPOINT
+    }
+
+    private final String source;
+    private final Kind kind;
+    private final Failure failure;
+    private final long fileBytes;
+    private final SafetensorsHeader header;
+    private final TensorTotals totals;
+    private final Map<String, String> metadata;
+    private final Map<Check, Boolean> checks;
+    private final SourceStatistics cost;
+    private final Map<String, String> attributes;
+    private final String checkpoint;
+    private final int shardCount;
+    private final String sha256;
+
+    private SourceResult(Builder b) {
+        this.source = b.source;
+        this.kind = b.kind;
+        this.failure = b.failure;
+        this.header = b.header;
+        this.totals = b.totals != null ? b.totals : b.header != null ? TensorTotals.of(b.header) : null;
+        this.fileBytes = totals != null ? totals.fileBytes() : b.fileBytes;
+        this.metadata = b.header != null ? b.header.metadata() : Collections.unmodifiableMap(b.metadata);
+        this.checks = Collections.unmodifiableMap(new EnumMap<>(b.checks));
+        this.cost = b.cost;
+        this.attributes = Collections.unmodifiableMap(new LinkedHashMap<>(b.attributes));
+        this.checkpoint = b.checkpoint;
+        this.shardCount = b.shardCount;
+        this.sha256 = b.sha256;
+    }
+
+    /**
+     * @param source the source's name as shown
+     * @param kind   what kind of source it is
+     * @return a builder for its result
+     */
+    static Builder builder(String source, Kind kind) {
+        return new Builder(source, kind);
+    }
+
+    /** @return the source's name as shown */
+    String source() {
+        return source;
+    }
+
+    /** @return what kind of source this is */
+    Kind kind() {
+        return kind;
+    }
+
+    /** @return the verdict */
+    Status status() {
+        return failure == null ? Status.VALID : failure.status();
+    }
+
+    /** @return why it is not valid, if it is not */
+    Optional<Failure> failure() {
+        return Optional.ofNullable(failure);
+    }
+
+    /** @return the size of the file (or of all shards), when it is known */
+    OptionalLong fileBytes() {
+        return fileBytes < 0 ? OptionalLong.empty() : OptionalLong.of(fileBytes);
+    }
+
+    /** @return the validated header of a file or shard, if it passed header validation */
+    Optional<SafetensorsHeader> header() {
+        return Optional.ofNullable(header);
+    }
+
+    /** @return what the file or checkpoint holds, when its header(s) could be read */
+    Optional<TensorTotals> totals() {
+        return Optional.ofNullable(totals);
+    }
+
+    /** @return the header's {@code __metadata__}, or the checkpoint index's declared total size */
+    Map<String, String> metadata() {
+        return metadata;
+    }
+
+    /** @return each check performed and whether it passed, in {@link Check} order */
+    Map<Check, Boolean> checks() {
+        return checks;
+    }
+
+    /** @return the read requests made and bytes fetched for this result */
+    SourceStatistics cost() {
+        return cost;
+    }
+
+    /** @return what the source reported about itself: repository, revision, etag, version, linked_etag */
+    Map<String, String> attributes() {
+        return attributes;
+    }
+
+    /** @return for a shard, the checkpoint (index or repository) it belongs to */
+    Optional<String> checkpoint() {
+        return Optional.ofNullable(checkpoint);
+    }
+
+    /** @return for a checkpoint, the number of shards its index names; otherwise -1 */
+    int shardCount() {
+        return shardCount;
+    }
+
+    /** @return the SHA-256 computed locally over the whole object, in lower-case hex, if it was computed */
+    Optional<String> sha256() {
+        return Optional.ofNullable(sha256);
+    }
+
+    /** Assembles a {@link SourceResult}. Not thread-safe. */
+    static final class Builder {
+        private final String source;
+        private final Kind kind;
+        private Failure failure;
+        private long fileBytes = -1;
+        private SafetensorsHeader header;
+        private TensorTotals totals;
+        private final Map<String, String> metadata = new LinkedHashMap<>();
+        private final Map<Check, Boolean> checks = new EnumMap<>(Check.class);
+        private SourceStatistics cost = SourceStatistics.NONE;
+        private final Map<String, String> attributes = new LinkedHashMap<>();
+        private String checkpoint;
+        private int shardCount = -1;
+        private String sha256;
+
+        private Builder(String source, Kind kind) {
+            this.source = source;
+            this.kind = kind;
+        }
+
+        /** Records a failure (the first one wins) and marks its check, if it names one, as failed. */
+        Builder fail(Failure f) {
+            if (failure == null) {
+                failure = f;
+            }
+            if (f.check() != null) {
+                checks.put(f.check(), false);
+            }
+            return this;
+        }
+
+        /** Records a check that passed. */
+        Builder pass(Check check) {
+            checks.putIfAbsent(check, true);
+            return this;
+        }
+
+        /** Records a check's outcome. */
+        Builder check(Check check, boolean passed) {
+            checks.put(check, passed);
+            return this;
+        }
+
+        /** Records the validated header; its totals and metadata follow from it. */
+        Builder header(SafetensorsHeader h) {
+            header = h;
+            return this;
+        }
+
+        /** Records totals that come from no single header (a checkpoint's sum). */
+        Builder totals(TensorTotals t) {
+            totals = t;
+            return this;
+        }
+
+        /** Records the object size when no header says it. */
+        Builder fileBytes(long n) {
+            fileBytes = n;
+            return this;
+        }
+
+        /** Adds a metadata entry (for a checkpoint: what its index declares). */
+        Builder metadata(String key, String value) {
+            metadata.put(key, value);
+            return this;
+        }
+
+        /** Adds to the requests and bytes counted so far. */
+        Builder cost(SourceStatistics more) {
+            cost = new SourceStatistics(cost.requests() + more.requests(), cost.bytesRead() + more.bytesRead());
+            return this;
+        }
+
+        /** Adds what the source reports about itself; existing keys are kept. */
+        Builder attributes(Map<String, String> more) {
+            more.forEach(attributes::putIfAbsent);
+            return this;
+        }
+
+        /** Names the checkpoint a shard belongs to. */
+        Builder checkpoint(String name) {
+            checkpoint = name;
+            return this;
+        }
+
+        /** Records a checkpoint's shard count. */
+        Builder shardCount(int n) {
+            shardCount = n;
+            return this;
+        }
+
+        /** Records the locally computed SHA-256. */
+        Builder sha256(String hex) {
+            sha256 = hex;
+            return this;
+        }
+
+        /** @return whether a failure has been recorded */
+        boolean failed() {
+            return failure != null;
+        }
+
+        /** @return the verdict so far */
+        Status status() {
+            return failure == null ? Status.VALID : failure.status();
+        }
+
+        /** @return the result */
+        SourceResult build() {
+            return new SourceResult(this);
+        }
+    }
+}

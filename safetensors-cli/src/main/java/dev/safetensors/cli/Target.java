@@ -1,0 +1,55 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.SourceStatistics;
+import dev.safetensors.core.ShardIndex;
+
+import java.util.List;
+import java.util.Map;
+
+/** One SOURCE argument after expansion: a single file, or a sharded checkpoint and its shards. */
+sealed interface Target {
+
+    /**
+     * A file to examine on its own or as a shard.
+     *
+     * @param location   where it is
+     * @param kind       {@link SourceResult.Kind#FILE} or {@link SourceResult.Kind#SHARD}
+     * @param checkpoint for a shard, the checkpoint's name; otherwise {@code null}
+     * @param extraCost  requests already spent to find it (a Hub lookup), counted in its result
+     */
+    record File(Location location, SourceResult.Kind kind, String checkpoint, SourceStatistics extraCost)
+            implements Target {
+
+        /**
+         * @param location where it is
+         * @return a file given as a source, found at no cost
+         */
+        static File of(Location location) {
+            return new File(location, SourceResult.Kind.FILE, null, SourceStatistics.NONE);
+        }
+    }
+
+    /**
+     * A sharded checkpoint: its parsed index and its shards, or why it could not be expanded.
+     *
+     * @param source     the checkpoint's name as shown: the index location, or the Hub repository as typed
+     * @param index      the parsed index, or {@code null} when {@code failure} is set
+     * @param shards     the shards, in the order the index first names them
+     * @param cost       requests spent reading the index (and locating it on the Hub)
+     * @param attributes repository and revision, where known
+     * @param failure    why the checkpoint could not be expanded, or {@code null}
+     */
+    record Checkpoint(String source, ShardIndex index, List<File> shards, SourceStatistics cost,
+                      Map<String, String> attributes, Failure failure) implements Target {
+
+        /**
+         * @param source  the checkpoint's name
+         * @param failure why it could not be expanded
+         * @param cost    what trying cost
+         * @return a checkpoint with no shards
+         */
+        static Checkpoint failed(String source, Failure failure, SourceStatistics cost) {
+            return new Checkpoint(source, null, List.of(), cost, Map.of(), failure);
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.DType;
+import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.SourceStatistics;
+import dev.safetensors.TensorInfo;
+
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * The human-readable output: one status line per source ({@code validate}, {@code verify}, failures everywhere)
+ * and a summary block per file or checkpoint ({@code inspect}), with readable numbers. Names and metadata from the
+ * file are {@link Sanitized}.
+ */
+final class TextFormatter {
+    private static final int NAME_WIDTH = 200;
+    private static final int VALUE_WIDTH = 120;
+
+    private TextFormatter() {
+    }
+
+    /**
+     * @param r a result
+     * @return {@code OK  source: 3 tensors, ...} or {@code INVALID  source: message [CODE]}
+     */
+    static String statusLine(SourceResult r) {
+        return String.format(Locale.ROOT, "%-11s %s: %s", r.status().label(), name(r), r.failure()
+                .map(TextFormatter::problem).orElseGet(() -> summary(r)));
+    }
+
+    /**
+     * @param r a result of {@code verify}
+     * @return the status line, then every check performed and its outcome, and the computed digest
+     */
+    static String verifyLine(SourceResult r) {
+        String checks = r.checks().entrySet().stream()
+                .map(e -> e.getKey().label() + (e.getValue() ? " ok" : " FAILED"))
+                .collect(Collectors.joining(", "));
+        String digest = r.sha256().map(h -> "; sha256 " + h).orElse("");
+        String what = r.failure().map(TextFormatter::problem).orElse("all checks passed");
+        return String.format(Locale.ROOT, "%-11s %s: %s; checks: %s%s", r.status().label(), name(r), what,
+                checks.isEmpty() ? "none" : checks, digest);
+    }
+
+    /**
+     * @param r       a valid result of {@code inspect}
+     * @param tensors whether to add the table of tensors
+     * @return the summary block, ending with a blank line
+     */
+    static String inspectBlock(SourceResult r, boolean tensors) {
+        StringBuilder sb = new StringBuilder();
+        TensorTotals t = r.totals().orElseThrow();
+        boolean checkpoint = r.kind() == SourceResult.Kind.CHECKPOINT;
+        sb.append(name(r)).append(checkpoint ? "  (sharded checkpoint)" : "").append('\n');
+        row(sb, "status", r.status().label() + " (checks: " + r.checks().keySet().stream().map(Check::label)
+                .collect(Collectors.joining(", ")) + ")");
+        r.attributes().forEach((k, v) -> {
+            if (k.equals("repository") || k.equals("revision")) {
+                row(sb, k, Sanitized.line(v, VALUE_WIDTH));
+            }
+        });
+        if (checkpoint) {
+            row(sb, "shards", Readable.plural(r.shardCount(), "shard"));
+        }
+        row(sb, "tensors", Readable.plural(t.tensors(), "tensor") + ", " + Readable.count(t.parameters())
+                + " parameters (" + String.format(Locale.ROOT, "%,d", t.parameters()) + ")");
+        boolean first = true;
+        for (Map.Entry<DType, TensorTotals.PerDtype> e : t.byDtype().entrySet()) {
+            TensorTotals.PerDtype d = e.getValue();
+            row(sb, first ? "dtypes" : "", String.format(Locale.ROOT, "%-7s %-12s %-18s %s", e.getKey(),
+                    Readable.plural(d.tensors(), "tensor"), Readable.count(d.parameters()) + " parameters",
+                    Readable.bytes(d.bytes())));
+            first = false;
+        }
+        row(sb, "size", Readable.bytes(t.fileBytes()) + " (" + String.format(Locale.ROOT, "%,d", t.fileBytes())
+                + " bytes): header " + Readable.bytes(t.headerBytes()) + ", payload " + Readable.bytes(t.payloadBytes())
+                + r.header().map(h -> h.payloadAligned() ? ", payload 8-byte aligned"
+                        : ", payload NOT 8-byte aligned (starts at byte " + h.payloadOffset() + ")").orElse(""));
+        first = true;
+        for (Map.Entry<String, String> m : r.metadata().entrySet()) {
+            row(sb, first ? "metadata" : "", Sanitized.line(m.getKey(), NAME_WIDTH) + ": "
+                    + Sanitized.line(m.getValue(), VALUE_WIDTH));
+            first = false;
+        }
+        if (first) {
+            row(sb, "metadata", "none");
+        }
+        row(sb, "cost", cost(r.cost()));
+        if (tensors && r.header().isPresent()) {
+            table(sb, r.header().get());
+        }
+        return sb.toString();
+    }
+
+    private static void table(StringBuilder sb, SafetensorsHeader h) {
+        List<TensorInfo> list = h.tensors();
+        int width = 4;
+        for (TensorInfo t : list) {
+            width = Math.max(width, Math.min(NAME_WIDTH, Sanitized.line(t.name(), NAME_WIDTH).length()));
+        }
+        String format = "  %-" + width + "s  %-7s  %-20s  %10s%n";
+        sb.append(String.format(Locale.ROOT, format, "NAME", "DTYPE", "SHAPE", "BYTES"));
+        for (TensorInfo t : list) {
+            sb.append(String.format(Locale.ROOT, format, Sanitized.line(t.name(), NAME_WIDTH), t.dtype(),
+                    Arrays.toString(t.shape()), Readable.bytes(t.byteLength())));
+        }
+    }
+
+    private static void row(StringBuilder sb, String label, String value) {
+        sb.append(String.format(Locale.ROOT, "  %-10s  %s%n", label, value));
+    }
+
+    private static String summary(SourceResult r) {
+        TensorTotals t = r.totals().orElse(null);
+        String checks = r.checks().keySet().stream().map(Check::label).collect(Collectors.joining(", "));
+        if (t == null) {
+            return "checks passed: " + checks;
+        }
+        String holds = Readable.plural(t.tensors(), "tensor") + ", " + Readable.count(t.parameters())
+                + " parameters, " + Readable.bytes(t.fileBytes());
+        if (r.kind() == SourceResult.Kind.CHECKPOINT) {
+            return "sharded checkpoint of " + Readable.plural(r.shardCount(), "shard") + ", " + holds
+                    + " (checks: " + checks + ")";
+        }
+        return holds;
+    }
+
+    private static String problem(Failure f) {
+        return Sanitized.line(f.message(), 1000) + " [" + f.code() + "]";
+    }
+
+    private static String cost(SourceStatistics s) {
+        return Readable.plural(s.requests(), "read request") + ", " + Readable.bytes(s.bytesRead()) + " read";
+    }
+
+    private static String name(SourceResult r) {
+        return Sanitized.line(r.source(), 400);
+    }
+}

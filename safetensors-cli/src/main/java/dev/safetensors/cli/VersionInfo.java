@@ -1,0 +1,31 @@
+package dev.safetensors.cli;
+
+import picocli.CommandLine.IVersionProvider;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.util.Properties;
+
+/** The version Maven wrote into {@code version.properties} when it built the jar, for {@code --version}. */
+final class VersionInfo implements IVersionProvider {
+
+    /** @return the project version, such as {@code 0.1.0} */
+    static String version() {
+        try (InputStream in = VersionInfo.class.getResourceAsStream("version.properties")) {
+            Properties p = new Properties();
+            if (in != null) {
+                p.load(in);
+            }
+            return p.getProperty("version", "unknown");
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public String[] getVersion() {
+        return new String[] {"safetensors " + version(), "Java " + Runtime.version() + " ("
+                + System.getProperty("java.vm.name") + ")"};
+    }
+}
