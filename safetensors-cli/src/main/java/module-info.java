@@ -2,13 +2,15 @@
  * The {@code safetensors} command: {@code inspect}, {@code validate}, {@code verify}, {@code manifest} and
  * {@code dump} for local files, remote objects, sharded checkpoints and Hugging Face Hub repositories.
  *
- * <p>Storage backends are found through {@link java.util.ServiceLoader}; the HTTP and S3 modules are required by
- * name only for what needs their API: Hub repository lookup and the S3 endpoint options.
+ * <p>Storage backends are found through {@link java.util.ServiceLoader}; the HTTP module is required for Hub
+ * repository lookup. The S3 module is optional ({@code requires static}): the AWS SDK's 30-odd automatic modules cost
+ * a quarter of a second of every start to scan, so {@code bin/safetensors} puts them on the module path only when the
+ * command line names an {@code s3://} source or an {@code --s3-} option.
  */
 module dev.safetensors.cli {
     requires dev.safetensors.core;
     requires dev.safetensors.http;
-    requires dev.safetensors.s3;
+    requires static dev.safetensors.s3;
     requires info.picocli;
     requires tools.jackson.core;
 

@@ -1,7 +1,6 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.Limits;
-import dev.safetensors.s3.S3ClientOptions;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
@@ -43,6 +42,9 @@ final class CommonOptions {
     @Option(names = "--debug", description = "Print the stack trace behind each failure.")
     boolean debug;
 
+    @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")
+    boolean help;
+
     /**
      * @return the policy, with {@code --max-header-bytes} applied
      * @throws ParameterException if the bound is out of range
@@ -70,12 +72,20 @@ final class CommonOptions {
         return jobs;
     }
 
-    /** @return an opener for this run's sources, with the S3 options applied */
+    /**
+     * @return an opener for this run's sources, with the S3 options applied
+     * @throws ParameterException if S3 options are given and the S3 backend is not on the module path
+     */
     SourceOpener opener() {
         if (s3Endpoint == null && !s3PathStyle) {
             return new SourceOpener(null);
         }
-        return new SourceOpener(new S3ClientOptions(s3Endpoint, s3PathStyle));
+        if (!S3Settings.available()) {
+            throw new ParameterException(spec.commandLine(), "--s3-endpoint and --s3-path-style need the S3 backend"
+                    + " (dev.safetensors.s3) on the module path; bin/safetensors adds it when the command line names"
+                    + " an s3:// source or an --s3- option");
+        }
+        return new SourceOpener(S3Settings.provider(s3Endpoint, s3PathStyle));
     }
 
     /**

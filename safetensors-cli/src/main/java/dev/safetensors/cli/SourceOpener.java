@@ -3,8 +3,6 @@ package dev.safetensors.cli;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.core.Sources;
-import dev.safetensors.s3.S3ClientOptions;
-import dev.safetensors.s3.S3SourceProvider;
 
 import java.io.IOException;
 import java.net.URI;
@@ -26,13 +24,16 @@ import java.util.TreeSet;
  * {@code NOT_A_FILE}. Thread-safe.
  */
 final class SourceOpener {
-    private final S3ClientOptions s3;
+    private static final URI S3_PROBE = URI.create("s3://bucket/key");
+
+    private final RandomAccessSourceProvider s3;
     private List<RandomAccessSourceProvider> providers;
 
     /**
-     * @param s3 how to build the S3 client, or {@code null} for the SDK's own configuration chain
+     * @param s3 the provider to use for {@code s3://} instead of the one {@link ServiceLoader} finds (built from the
+     *           command line's S3 options), or {@code null}
      */
-    SourceOpener(S3ClientOptions s3) {
+    SourceOpener(RandomAccessSourceProvider s3) {
         this.s3 = s3;
     }
 
@@ -41,7 +42,7 @@ final class SourceOpener {
         if (providers == null) {
             List<RandomAccessSourceProvider> found = new ArrayList<>();
             for (RandomAccessSourceProvider p : ServiceLoader.load(RandomAccessSourceProvider.class)) {
-                found.add(s3 != null && p instanceof S3SourceProvider ? new S3SourceProvider(s3) : p);
+                found.add(s3 != null && p.supports(S3_PROBE) ? s3 : p);
             }
             providers = List.copyOf(found);
         }
