@@ -1,0 +1,128 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.fixtures.SafetensorsFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What a new user feeds the command by mistake, each through the real launcher: one clear line that says what is
+ * wrong (and what to do), the right exit code, and no stack trace.
+ */
+class BadInputIT {
+    @TempDir
+    Path dir;
+
+    /** Runs {@code validate} on one source and checks the single line it prints. */
+    private Cli.Run single(Path source, int exit, String status, String code, String... phrases) {
+        return single(source.toString(), exit, status, code, phrases);
+    }
+
+    private Cli.Run single(String source, int exit, String status, String code, String... phrases) {
+        Cli.Run run = Cli.run("validate", source).exits(exit);
+        List<String> lines = exit == 3 ? run.errLines() : run.outLines();
+        List<String> other = exit == 3 ? run.outLines() : run.errLines();
+        assertEquals(1, lines.size(), run.describe());
+        assertEquals(List.of(), other, run.describe());
+        String line = lines.get(0);
+        assertTrue(line.startsWith(String.format("%-11s %s: ", status, source)), run.describe());
+        assertTrue(code.isEmpty() || line.endsWith("[" + code + "]"), run.describe());
+        for (String phrase : phrases) {
+            assertTrue(line.contains(phrase), phrase + "\n" + run.describe());
+        }
+        assertTrue(!run.stderr().contains("\tat "), run.describe());
+        return run;
+    }
+
+    @Test
+    void missingFile() {
+        single(dir.resolve("nope.safetensors"), 3, "ERROR", "NOT_FOUND", "no such file", "check the path");
+    }
+
+    @Test
+    void directory() {
+        single(dir, 3, "ERROR", "NOT_A_FILE", "is a directory", "*.safetensors.index.json");
+    }
+
+    @Test
+    void emptyFile() throws IOException {
+        Path empty = Files.createFile(dir.resolve("empty.safetensors"));
+        single(empty, 1, "INVALID", "HEADER_TOO_SMALL", "0 bytes", "download it again");
+    }
+
+    @Test
+    void gitLfsPointer() {
+        Path lfs = Fixtures.write(dir, "lfs.safetensors", "version https://git-lfs.github.com/spec/v1\n"
+                + "oid sha256:4d7a2146b4d9f2c2bf5e3a8c7b1f0e9d6c5b4a3928171605f4e3d2c1b0a99887\nsize 548105171\n");
+        single(lfs, 1, "INVALID", "NOT_SAFETENSORS", "Git LFS pointer", "git lfs pull");
+    }
+
+    @Test
+    void htmlErrorPage() {
+        Path html = Fixtures.write(dir, "model.safetensors", "<!DOCTYPE html>\n<html><head><title>404 Not Found"
+                + "</title></head><body>Not Found</body></html>\n");
+        single(html, 1, "INVALID", "NOT_SAFETENSORS", "HTML or XML page");
+    }
+
+    @Test
+    void truncatedDownload() {
+        byte[] whole = Fixtures.small().build();
+        Path cut = Fixtures.write(dir, "cut.safetensors", Arrays.copyOf(whole, whole.length - 10));
+        single(cut, 1, "INVALID", "OUT_OF_FILE", "truncated download", "download it again");
+        Path headerCut = Fixtures.write(dir, "headercut.safetensors", Arrays.copyOf(whole, 40));
+        single(headerCut, 1, "INVALID", "HEADER_EXCEEDS_FILE", "truncated download");
+    }
+
+    @Test
+    void unreadableFile() throws IOException {
+        Path locked = Fixtures.write(dir, "locked.safetensors", Fixtures.small().build());
+        Files.setPosixFilePermissions(locked, PosixFilePermissions.fromString("---------"));
+        if (Files.isReadable(locked)) {
+            // root reads a mode-000 file anyway: what is true is that the command reads it too
+            single(locked, 0, "OK", "", "3 tensors");
+        } else {
+            single(locked, 3, "ERROR", "ACCESS_DENIED", "permission denied");
+        }
+    }
+
+    @Test
+    void danglingSymlinkAndFifoAreUnreadableWithoutBlocking() throws Exception {
+        Path link = Files.createSymbolicLink(dir.resolve("link.safetensors"), dir.resolve("gone.safetensors"));
+        single(link, 3, "ERROR", "NOT_FOUND", "symbolic link", "does not exist");
+        Path fifo = dir.resolve("pipe.safetensors");
+        Process mkfifo = new ProcessBuilder("mkfifo", fifo.toString()).start();
+        assertEquals(0, mkfifo.waitFor());
+        // opening a FIFO for reading would block until a writer comes: the command must refuse it instead
+        single(fifo, 3, "ERROR", "NOT_A_FILE", "FIFO");
+    }
+
+    @Test
+    void unknownScheme() {
+        single("ftp://example.com/model.safetensors", 3, "ERROR", "UNSUPPORTED_SCHEME", "no storage backend",
+                "gs:", "https:", "hf:");
+    }
+
+    @Test
+    void sparseTwoGibibyteFileIsCheckedFromItsHeaderAlone() {
+        long payload = 2L << 30;
+        Path sparse = Fixtures.sparse(dir.resolve("sparse.safetensors"),
+                SafetensorsFixture.create().tensor("w", "F32", payload / 4).headerJson(), payload);
+        long start = System.nanoTime();
+        Cli.Run run = single(sparse, 0, "OK", "", "1 tensor", "537 M parameters", "2.1 GB");
+        long millis = (System.nanoTime() - start) / 1_000_000;
+        assertTrue(millis < 20_000, "took " + millis + " ms\n" + run.describe());
+        Cli.Run json = Cli.run("validate", "--json", sparse.toString()).exits(0);
+        // one read of the 128 KiB prefix, whatever the file's size
+        assertEquals(1, json.json().get(0).get("requests").asInt(), json.describe());
+        assertEquals(128 * 1024, json.json().get(0).get("bytes_read").asLong(), json.describe());
+    }
+}

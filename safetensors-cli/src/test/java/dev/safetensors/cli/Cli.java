@@ -1,0 +1,140 @@
+package dev.safetensors.cli;
+
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.json.JsonMapper;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Runs the real launcher, {@code bin/safetensors}, as a new user would: a separate process, with the JDK that runs
+ * the tests ({@code JAVA_HOME}) and {@code SAFETENSORS_NO_BUILD=1}, so the launcher runs the jar that {@code package}
+ * just built and never calls Maven.
+ */
+final class Cli {
+    private static final JsonMapper JSON = JsonMapper.builder().build();
+    private static final Path LAUNCHER = Path.of(System.getProperty("safetensors.launcher", "../bin/safetensors"))
+            .toAbsolutePath().normalize();
+
+    private Cli() {
+    }
+
+    /**
+     * What one run printed and returned.
+     *
+     * @param exit   the exit code
+     * @param stdout the bytes on stdout
+     * @param stderr the text on stderr
+     */
+    record Run(int exit, byte[] stdout, String stderr) {
+        /** @return stdout as UTF-8 text */
+        String out() {
+            return new String(stdout, StandardCharsets.UTF_8);
+        }
+
+        /** @return the non-empty lines of stdout */
+        List<String> outLines() {
+            return out().lines().filter(l -> !l.isBlank()).toList();
+        }
+
+        /** @return the non-empty lines of stderr */
+        List<String> errLines() {
+            return stderr.lines().filter(l -> !l.isBlank()).toList();
+        }
+
+        /** @return stdout parsed as JSON Lines */
+        List<JsonNode> json() {
+            List<JsonNode> nodes = new ArrayList<>();
+            for (String line : outLines()) {
+                nodes.add(JSON.readTree(line));
+            }
+            return nodes;
+        }
+
+        /** @return this run, after checking the exit code */
+        Run exits(int expected) {
+            if (exit != expected) {
+                fail("exit " + exit + ", expected " + expected + "\nstdout:\n" + out() + "\nstderr:\n" + stderr);
+            }
+            return this;
+        }
+
+        /** @return a description for assertion messages */
+        String describe() {
+            return "exit " + exit + "\nstdout:\n" + out() + "\nstderr:\n" + stderr;
+        }
+    }
+
+    /**
+     * @param args the command line after {@code safetensors}
+     * @return what the run printed and returned
+     */
+    static Run run(String... args) {
+        return run(Map.of(), args);
+    }
+
+    /**
+     * @param env  extra environment variables
+     * @param args the command line after {@code safetensors}
+     * @return what the run printed and returned
+     */
+    static Run run(Map<String, String> env, String... args) {
+        List<String> command = new ArrayList<>();
+        command.add(LAUNCHER.toString());
+        command.addAll(Arrays.asList(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("SAFETENSORS_NO_BUILD", "1");
+        pb.environment().remove("HF_TOKEN");
+        pb.environment().remove("HF_ENDPOINT");
+        pb.environment().putAll(env);
+        pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        try {
+            Process p = pb.start();
+            CompletableFuture<byte[]> out = drain(p.getInputStream());
+            CompletableFuture<byte[]> err = drain(p.getErrorStream());
+            if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.destroyForcibly();
+                fail("safetensors " + String.join(" ", args) + " did not finish in 120 s");
+            }
+            return new Run(p.exitValue(), out.join(), new String(err.join(), StandardCharsets.UTF_8));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    private static CompletableFuture<byte[]> drain(InputStream in) {
+        return CompletableFuture.supplyAsync(() -> {
+            try (in; ByteArrayOutputStream buffer = new ByteArrayOutputStream()) {
+                in.transferTo(buffer);
+                return buffer.toByteArray();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        });
+    }
+
+    /** @return the sample data folder of the repository ({@code examples/data}) */
+    static Path examples() {
+        Path p = Path.of(System.getProperty("safetensors.examples", "../examples/data")).toAbsolutePath().normalize();
+        assertTrue(Files.isDirectory(p), p + " holds the sample data");
+        return p;
+    }
+}

@@ -1,0 +1,75 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.fixtures.SafetensorsFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@code dump}: raw bytes, widened floats as text and binary, to stdout or a file. */
+class DumpIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void rawBytesAreTheStoredBytes() throws IOException {
+        byte[] file = Fixtures.small().build();
+        Path path = Fixtures.write(dir, "m.safetensors", file);
+        long payloadStart = file.length - 24 - 8 - 16;
+        Cli.Run run = Cli.run("dump", path.toString(), "bias").exits(0);
+        assertArrayEquals(Arrays.copyOfRange(file, (int) payloadStart + 24, (int) payloadStart + 32), run.stdout());
+
+        Path out = dir.resolve("weight.bin");
+        Cli.Run toFile = Cli.run("dump", path.toString(), "weight", "--out", out.toString()).exits(0);
+        assertArrayEquals(Arrays.copyOfRange(file, (int) payloadStart, (int) payloadStart + 24),
+                Files.readAllBytes(out));
+        assertEquals(List.of("wrote 24 bytes of weight F32 [2, 3] to " + out), toFile.outLines());
+    }
+
+    @Test
+    void f32WidensTheSampleTensorsAsTextAndBinary() throws IOException {
+        Path sample = Cli.examples().resolve("sample.safetensors");
+        Cli.Run f16 = Cli.run("dump", "--f32", sample.toString(), "layer0.norm.weight").exits(0);
+        assertEquals(List.of("1.0", "1.0", "0.5", "-2.0"), f16.outLines(), f16.describe());
+        Cli.Run bf16 = Cli.run("dump", "--f32", sample.toString(), "layer0.attn.weight").exits(0);
+        assertEquals(9, bf16.outLines().size(), bf16.describe());
+
+        Path out = dir.resolve("norm.f32");
+        Cli.run("dump", "--f32", "--binary", sample.toString(), "layer0.norm.weight", "-o", out.toString())
+                .exits(0);
+        ByteBuffer le = ByteBuffer.wrap(Files.readAllBytes(out)).order(ByteOrder.LITTLE_ENDIAN);
+        float[] values = new float[le.remaining() / 4];
+        le.asFloatBuffer().get(values);
+        assertArrayEquals(new float[] {1.0f, 1.0f, 0.5f, -2.0f}, values);
+    }
+
+    @Test
+    void wrongTensorOrDtypeIsAUsageErrorAndABrokenFileIsInvalid() {
+        Path sample = Cli.examples().resolve("sample.safetensors");
+        Cli.Run missing = Cli.run("dump", sample.toString(), "no.such.tensor").exits(2);
+        assertTrue(missing.stderr().contains("no tensor named \"no.such.tensor\" among its 4 tensors; list them"
+                + " with 'safetensors inspect --tensors"), missing.describe());
+        Cli.Run ints = Cli.run("dump", "--f32", sample.toString(), "position_ids").exits(2);
+        assertTrue(ints.stderr().contains("cannot be read as float32"), ints.describe());
+        assertTrue(ints.stderr().contains("without --f32"), ints.describe());
+
+        Path broken = Fixtures.write(dir, "gap.safetensors", SafetensorsFixture.create()
+                .tensor("w", "F32", new long[] {1}, 4, 8).build());
+        Cli.Run invalid = Cli.run("dump", broken.toString(), "w").exits(1);
+        assertTrue(invalid.outLines().get(0).endsWith("[OFFSETS_GAP]"), invalid.describe());
+        Cli.Run json = Cli.run("dump", "--json", sample.toString(), "embed.weight", "--out",
+                dir.resolve("e.bin").toString()).exits(0);
+        assertEquals(2, json.json().get(0).get("requests").asInt(), "the header read and the tensor read\n"
+                + json.describe());
+    }
+}

@@ -1,0 +1,75 @@
+package dev.safetensors.cli;
+
+import com.github.tomakehurst.wiremock.WireMockServer;
+
+import java.nio.file.Path;
+import java.util.List;
+
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
+
+/**
+ * WireMock playing the Hugging Face Hub's resolve endpoint ({@code HF_ENDPOINT}): each published file answers 302
+ * with {@code X-Repo-Commit} and {@code X-Linked-Etag} (the file's SHA-256, as the Hub reports LFS files), and
+ * redirects to a {@link StaticFileServer} playing the CDN, which serves the bytes with real ranges. Anything not
+ * published is a 404, as on the Hub.
+ */
+final class FakeHub implements AutoCloseable {
+    static final String COMMIT = "0123456789abcdef0123456789abcdef01234567";
+
+    private final WireMockServer hub = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort()
+            .http2PlainDisabled(true).gzipDisabled(true));
+    private final Path files;
+    private final StaticFileServer cdn;
+
+    /**
+     * @param files the folder the CDN serves; files are published from it by name
+     * @throws Exception if a server does not start
+     */
+    FakeHub(Path files) throws Exception {
+        this.files = files;
+        hub.start();
+        cdn = new StaticFileServer(files);
+    }
+
+    /** @return the value for {@code HF_ENDPOINT} */
+    String endpoint() {
+        return hub.baseUrl();
+    }
+
+    /**
+     * Publishes the CDN folder's file {@code repo/path} as {@code path} of {@code repo} on branch {@code main}, at
+     * {@link #COMMIT}.
+     *
+     * @param repo {@code OWNER/REPO}
+     * @param path the file's path in the repository
+     */
+    void publish(String repo, String path) {
+        String sha256 = Fixtures.sha256(files.resolve(repo).resolve(path));
+        for (String revision : List.of("main", COMMIT)) {
+            hub.stubFor(get(urlPathEqualTo("/" + repo + "/resolve/" + revision + "/" + path)).willReturn(aResponse()
+                    .withStatus(302)
+                    .withHeader("Location", cdn.base().resolve(repo + "/" + path) + "?X-Amz-Signature=signed")
+                    .withHeader("X-Repo-Commit", COMMIT)
+                    .withHeader("X-Linked-Etag", "\"" + sha256 + "\"")));
+        }
+    }
+
+    /** @return the CDN's base URL, which serves the folder's files directly too */
+    java.net.URI cdnBase() {
+        return cdn.base();
+    }
+
+    /** @return requests the CDN answered */
+    int cdnRequests() {
+        return cdn.requests();
+    }
+
+    @Override
+    public void close() throws Exception {
+        hub.stop();
+        cdn.close();
+    }
+}
