@@ -28,7 +28,7 @@ final class CheckRun {
     }
 
     /**
-     * Runs {@link HeaderCheck}-like work that is counted in sources.
+     * Runs a check over every file of the targets, with progress counted in sources.
      *
      * @param targets the expanded sources
      * @param jobs    files examined at once

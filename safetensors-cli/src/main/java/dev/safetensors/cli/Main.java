@@ -69,9 +69,6 @@ public final class Main {
             return Status.USAGE;
         });
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            if (e instanceof ParameterException p) {
-                return cli.getParameterExceptionHandler().handleParseException(p, args);
-            }
             err.println("safetensors: internal error: " + e + (debug ? "" : " (run with --debug for the stack"
                     + " trace)"));
             if (debug) {

@@ -67,7 +67,7 @@ final class TextFormatter {
             row(sb, "shards", Readable.plural(r.shardCount(), "shard"));
         }
         row(sb, "tensors", Readable.plural(t.tensors(), "tensor") + ", " + Readable.count(t.parameters())
-                + " parameters (" + String.format(Locale.ROOT, "%,d", t.parameters()) + ")");
+                + " parameters" + (t.parameters() < 1000 ? "" : String.format(Locale.ROOT, " (%,d)", t.parameters())));
         boolean first = true;
         for (Map.Entry<DType, TensorTotals.PerDtype> e : t.byDtype().entrySet()) {
             TensorTotals.PerDtype d = e.getValue();
