@@ -73,6 +73,10 @@ final class SourceOpener {
                 return p.open(location.uri());
             }
         }
+        if (location.scheme().equals("s3") && !S3Settings.available()) {
+            throw new SourceProblem("UNSUPPORTED_SCHEME", "the S3 backend (dev.safetensors.s3 and the AWS SDK) is not"
+                    + " on the module path; bin/safetensors adds it when the command line names an s3:// source");
+        }
         throw new SourceProblem("UNSUPPORTED_SCHEME", "no storage backend reads '" + location.scheme()
                 + ":' sources; supported: local paths, " + supportedSchemes());
     }
@@ -88,6 +92,10 @@ final class SourceOpener {
 
     private String supportedSchemes() {
         TreeSet<String> schemes = new TreeSet<>();
+        if (!S3Settings.available()) {
+            // not loaded for this run, but one s3:// source on the command line loads it
+            schemes.add("s3:");
+        }
         for (String s : new String[] {"file", "s3", "gs", "http", "https", "hf"}) {
             URI probe = URI.create(s + "://x/y");
             if (providers().stream().anyMatch(p -> p.supports(probe))) {

@@ -108,7 +108,7 @@ class BadInputIT {
     @Test
     void unknownScheme() {
         single("ftp://example.com/model.safetensors", 3, "ERROR", "UNSUPPORTED_SCHEME", "no storage backend",
-                "gs:", "https:", "hf:");
+                "gs:", "https:", "hf:", "s3:");
     }
 
     @Test
