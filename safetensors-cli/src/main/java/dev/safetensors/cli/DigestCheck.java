@@ -71,6 +71,7 @@ final class DigestCheck implements FileCheck {
         String sha256 = ContentDigest.sha256(source, size, progress::advance);
         result.sha256(sha256);
         if (want.sha256() != null) {
+            result.sha256ComparedWith(want.sha256From());
             checkSha256(result, sha256, want);
         }
     }

@@ -15,8 +15,8 @@ import java.util.OptionalLong;
 /**
  * The machine output: one JSON object per result, on one line (JSON Lines). Every field of the schema is always
  * present, {@code null} when unknown, except {@code code} and {@code message} (only when not valid), the shard and
- * checkpoint fields, {@code sha256} (only when computed) and {@code tensors} (only with {@code --tensors}). The
- * schema is documented in {@code docs/cli.md}.
+ * checkpoint fields, {@code sha256} (only when computed), {@code sha256_compared_with} (only when compared) and
+ * {@code tensors} (only with {@code --tensors}). The schema is documented in {@code docs/cli.md}.
  */
 final class JsonFormatter {
     // ASCII-only output reads the same whatever the terminal's or the consumer's encoding
@@ -81,6 +81,7 @@ final class JsonFormatter {
                 g.writeNumberProperty("shard_count", r.shardCount());
             }
             r.sha256().ifPresent(h -> g.writeStringProperty("sha256", h));
+            r.sha256ComparedWith().ifPresent(with -> g.writeStringProperty("sha256_compared_with", with));
             if (tensors && r.header().isPresent()) {
                 tensors(g, r.header().get());
             }

@@ -41,6 +41,6 @@ record ManifestEntry(String source, long size, String sha256, String reportedSha
             return new Expected(size, sha256, "the manifest");
         }
         return new Expected(size, reportedSha256, reportedSha256 == null ? null
-                : "the digest the Hub reported (recorded in the manifest)");
+                : "the digest the Hub reported, recorded in the manifest");
     }
 }

@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.TreeMap;
 
 /**
  * Everything the command learned about one source: the verdict, the checks performed, what the file holds, and
@@ -38,6 +39,7 @@ final class SourceResult {
     private final String checkpoint;
     private final int shardCount;
     private final String sha256;
+    private final String sha256ComparedWith;
 
     private SourceResult(Builder b) {
         this.source = b.source;
@@ -49,10 +51,11 @@ final class SourceResult {
         this.metadata = b.header != null ? b.header.metadata() : Collections.unmodifiableMap(b.metadata);
         this.checks = Collections.unmodifiableMap(new EnumMap<>(b.checks));
         this.cost = b.cost;
-        this.attributes = Collections.unmodifiableMap(new LinkedHashMap<>(b.attributes));
+        this.attributes = Collections.unmodifiableMap(new TreeMap<>(b.attributes));
         this.checkpoint = b.checkpoint;
         this.shardCount = b.shardCount;
         this.sha256 = b.sha256;
+        this.sha256ComparedWith = b.sha256ComparedWith;
     }
 
     /**
@@ -114,7 +117,7 @@ final class SourceResult {
         return cost;
     }
 
-    /** @return what the source reported about itself: repository, revision, etag, version, linked_etag */
+    /** @return what the source reported about itself (repository, revision, etag, version, linked_etag), by name */
     Map<String, String> attributes() {
         return attributes;
     }
@@ -134,6 +137,11 @@ final class SourceResult {
         return Optional.ofNullable(sha256);
     }
 
+    /** @return what the computed SHA-256 was compared with, such as {@code --sha256}, if it was compared */
+    Optional<String> sha256ComparedWith() {
+        return Optional.ofNullable(sha256ComparedWith);
+    }
+
     /** Assembles a {@link SourceResult}. Not thread-safe. */
     static final class Builder {
         private final String source;
@@ -149,6 +157,7 @@ final class SourceResult {
         private String checkpoint;
         private int shardCount = -1;
         private String sha256;
+        private String sha256ComparedWith;
 
         private Builder(String source, Kind kind) {
             this.source = source;
@@ -229,6 +238,12 @@ final class SourceResult {
         /** Records the locally computed SHA-256. */
         Builder sha256(String hex) {
             sha256 = hex;
+            return this;
+        }
+
+        /** Records what the computed SHA-256 was compared with. */
+        Builder sha256ComparedWith(String what) {
+            sha256ComparedWith = what;
             return this;
         }
 

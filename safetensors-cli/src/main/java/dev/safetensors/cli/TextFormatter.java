@@ -40,7 +40,8 @@ final class TextFormatter {
         String checks = r.checks().entrySet().stream()
                 .map(e -> e.getKey().label() + (e.getValue() ? " ok" : " FAILED"))
                 .collect(Collectors.joining(", "));
-        String digest = r.sha256().map(h -> "; sha256 " + h).orElse("");
+        String digest = r.sha256().map(h -> "; sha256 " + h + r.sha256ComparedWith().map(w -> " (compared with "
+                + w + ")").orElse("")).orElse("");
         String what = r.failure().map(TextFormatter::problem).orElse("all checks passed");
         return String.format(Locale.ROOT, "%-11s %s: %s; checks: %s%s", r.status().label(), name(r), what,
                 checks.isEmpty() ? "none" : checks, digest);

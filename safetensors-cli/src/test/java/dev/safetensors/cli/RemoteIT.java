@@ -146,6 +146,8 @@ class RemoteIT {
         Cli.Run verified = Cli.run(env, "verify", "--json", "--manifest", manifest.toString()).exits(0);
         for (JsonNode r : verified.json()) {
             assertEquals("pass", r.get("checks").get("sha256").asString(), verified.describe());
+            assertEquals("the digest the Hub reported, recorded in the manifest",
+                    r.get("sha256_compared_with").asString(), verified.describe());
             assertEquals(2, r.get("requests").asInt(), "header, then one streamed read\n" + verified.describe());
         }
 
@@ -153,10 +155,10 @@ class RemoteIT {
         bytes[bytes.length - 1] ^= 1;
         Files.write(shard1, bytes);
         Cli.Run tampered = Cli.run(env, "verify", "--manifest", manifest.toString()).exits(1);
-        assertTrue(tampered.outLines().get(0).contains("the digest the Hub reported (recorded in the manifest)"
-                + " says " + first.get("reported_sha256").asString()), tampered.describe());
-        assertTrue(tampered.outLines().get(0).endsWith("sha256 FAILED; sha256 " + Fixtures.sha256(bytes)),
-                tampered.describe());
+        assertTrue(tampered.outLines().get(0).contains("the digest the Hub reported, recorded in the manifest says "
+                + first.get("reported_sha256").asString()), tampered.describe());
+        assertTrue(tampered.outLines().get(0).endsWith("sha256 FAILED; sha256 " + Fixtures.sha256(bytes)
+                + " (compared with the digest the Hub reported, recorded in the manifest)"), tampered.describe());
         Cli.Run computed = Cli.run(env, "manifest", "--compute", "hf://acme/single").exits(0);
         assertEquals(Fixtures.sha256(root.resolve("acme/single/model.safetensors")), JsonMapper.builder().build()
                 .readTree(computed.out()).get("files").get(0).get("sha256").asString(), computed.describe());

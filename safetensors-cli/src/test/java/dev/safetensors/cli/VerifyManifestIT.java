@@ -29,12 +29,13 @@ class VerifyManifestIT {
 
         Cli.Run ok = Cli.run("verify", file.toString(), "--sha256", sha.toUpperCase(), "--size", "" + size).exits(0);
         assertEquals(List.of("OK          " + file + ": all checks passed; checks: prefix ok, header ok, layout ok,"
-                + " size ok, sha256 ok; sha256 " + sha), ok.outLines(), ok.describe());
+                + " size ok, sha256 ok; sha256 " + sha + " (compared with --sha256)"), ok.outLines(), ok.describe());
         Cli.Run noSize = Cli.run("verify", "--json", file.toString(), "--sha256", sha).exits(0);
         JsonNode r = noSize.json().get(0);
         assertEquals("{\"prefix\":\"pass\",\"header\":\"pass\",\"layout\":\"pass\",\"sha256\":\"pass\"}",
                 r.get("checks").toString(), noSize.describe());
         assertEquals(sha, r.get("sha256").asString());
+        assertEquals("--sha256", r.get("sha256_compared_with").asString());
         assertEquals(2, r.get("requests").asInt(), "one header read and one streamed read");
 
         String other = "0".repeat(64);
