@@ -30,8 +30,8 @@ final class InspectCommand implements Callable<Integer> {
     @Option(names = "--tensors", description = "Also list every tensor: name, dtype, shape and bytes.")
     boolean tensors;
 
-    @Parameters(arity = "1..*", paramLabel = "SOURCE", description = "A local path, s3://, gs://, https:// or"
-            + " hf:// file, a *.safetensors.index.json, or an hf://OWNER/REPO[@REVISION] repository.")
+    @Parameters(arity = "1..*", paramLabel = "SOURCE", description = "A file (a local path, or an s3, gs, https or"
+            + " hf URL), a *.safetensors.index.json, or a Hub repository hf://OWNER/REPO[@REVISION].")
     List<String> sources;
 
     /**
