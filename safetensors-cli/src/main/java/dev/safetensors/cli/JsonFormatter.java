@@ -4,6 +4,7 @@ import dev.safetensors.DType;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
 import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.json.JsonWriteFeature;
 
@@ -32,7 +33,7 @@ final class JsonFormatter {
      */
     static String line(SourceResult r, boolean tensors) {
         StringWriter w = new StringWriter(512);
-        try (JsonGenerator g = JSON.createGenerator(w)) {
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
             g.writeStartObject();
             g.writeStringProperty("source", r.source());
             g.writeStringProperty("kind", r.kind().name().toLowerCase(Locale.ROOT));

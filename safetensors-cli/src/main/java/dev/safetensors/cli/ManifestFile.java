@@ -4,6 +4,8 @@ import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.json.JsonWriteFeature;
@@ -52,7 +54,7 @@ final class ManifestFile {
 
     private static String entry(ManifestEntry e) {
         StringWriter w = new StringWriter(256);
-        try (JsonGenerator g = JSON.createGenerator(w)) {
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
             g.writeStartObject();
             g.writeStringProperty("source", e.source());
             g.writeNumberProperty("size", e.size());
@@ -78,7 +80,7 @@ final class ManifestFile {
 
     private static String quoted(String s) {
         StringWriter w = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(w)) {
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
             g.writeString(s);
         }
         return w.toString();
@@ -96,7 +98,7 @@ final class ManifestFile {
             throw new IllegalArgumentException("the manifest has " + size + " bytes, more than " + MAX_BYTES);
         }
         byte[] bytes = Files.readAllBytes(path);
-        try (JsonParser p = JSON.createParser(bytes)) {
+        try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), bytes)) {
             expect(p, p.nextToken(), JsonToken.START_OBJECT, "a JSON object");
             List<ManifestEntry> entries = null;
             boolean versioned = false;

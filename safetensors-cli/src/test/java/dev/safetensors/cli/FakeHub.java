@@ -16,7 +16,7 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMoc
  * redirects to a {@link StaticFileServer} playing the CDN, which serves the bytes with real ranges. Anything not
  * published is a 404, as on the Hub.
  */
-final class FakeHub implements AutoCloseable {
+final class FakeHub {
     static final String COMMIT = "0123456789abcdef0123456789abcdef01234567";
 
     private final WireMockServer hub = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort()
@@ -67,9 +67,9 @@ final class FakeHub implements AutoCloseable {
         return cdn.requests();
     }
 
-    @Override
-    public void close() throws Exception {
+    /** @throws Exception if a server does not stop */
+    void stop() throws Exception {
         hub.stop();
-        cdn.close();
+        cdn.stop();
     }
 }

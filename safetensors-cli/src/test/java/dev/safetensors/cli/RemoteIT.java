@@ -44,7 +44,7 @@ class RemoteIT {
 
     @AfterAll
     static void stop() throws Exception {
-        hub.close();
+        hub.stop();
     }
 
     @Test

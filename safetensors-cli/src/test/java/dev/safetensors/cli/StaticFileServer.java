@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A real static file server on a loopback port: Jetty's {@link ResourceHandler}, with genuine {@code Range} support
  * and ETags, serving a folder. Counts the requests it answers.
  */
-final class StaticFileServer implements AutoCloseable {
+final class StaticFileServer {
     private final Server server = new Server();
     private final AtomicInteger requests = new AtomicInteger();
 
@@ -54,8 +54,8 @@ final class StaticFileServer implements AutoCloseable {
         return requests.get();
     }
 
-    @Override
-    public void close() throws Exception {
+    /** @throws Exception if the server does not stop */
+    void stop() throws Exception {
         server.stop();
     }
 }
