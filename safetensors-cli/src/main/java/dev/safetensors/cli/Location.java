@@ -93,6 +93,7 @@ record Location(String text, URI uri) {
 
     private static String encodeSegment(String name) {
         try {
+            // ':' would make the segment read as a scheme, '@' as an hf:// revision
             return new URI(null, null, name, null).getRawPath().replace(":", "%3A").replace("@", "%40");
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("cannot encode " + name, e);
@@ -118,10 +119,5 @@ record Location(String text, URI uri) {
         } catch (URISyntaxException e) {
             return null;
         }
-    }
-
-    @Override
-    public String toString() {
-        return text;
     }
 }

@@ -41,16 +41,6 @@ final class Output {
         return progress;
     }
 
-    /** @return whether results are JSON Lines */
-    boolean json() {
-        return json;
-    }
-
-    /** @return stdout, for output that is not a result (a manifest, dumped bytes) */
-    PrintStream out() {
-        return out;
-    }
-
     /**
      * @param r       a result
      * @param tensors whether JSON output lists the tensors

@@ -181,12 +181,6 @@ final class SourceResult {
             return this;
         }
 
-        /** Records a check's outcome. */
-        Builder check(Check check, boolean passed) {
-            checks.put(check, passed);
-            return this;
-        }
-
         /** Records the validated header; its totals and metadata follow from it. */
         Builder header(SafetensorsHeader h) {
             header = h;
