@@ -53,10 +53,12 @@ public final class Main {
         commands.put("manifest", () -> new ManifestCommand(out, err));
         commands.put("dump", () -> new DumpCommand(out, err));
         CommandLine cli = new CommandLine(new SafetensorsCommand(err));
-        // picocli reflects over every command it is given; a run needs only its own (startup time is the budget)
-        if (args.length > 0 && commands.containsKey(args[0])) {
-            cli.addSubcommand(commands.get(args[0]).get());
-        } else {
+        // picocli reflects over every command it is given; a run needs only its own (startup time is the budget),
+        // the version none, and the help and usage errors all of them, to list them
+        String first = args.length > 0 ? args[0] : "";
+        if (commands.containsKey(first)) {
+            cli.addSubcommand(commands.get(first).get());
+        } else if (!(args.length == 1 && (first.equals("-V") || first.equals("--version")))) {
             commands.values().forEach(c -> cli.addSubcommand(c.get()));
         }
         cli.setCaseInsensitiveEnumValuesAllowed(true)
