@@ -16,7 +16,7 @@ final class CommonOptions {
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
-    @Option(names = "--json", description = "Print JSON Lines: one object per source (schema in docs/cli.md).")
+    @Option(names = "--json", description = "Print JSON Lines: one object per source (schema in the README).")
     boolean json;
 
     @Option(names = "--policy", paramLabel = "POLICY", description = "Validation policy: strict (the default) or"
