@@ -26,8 +26,8 @@ import java.util.stream.Collectors;
  * the wrong JSON type is read to its end first, so nesting and syntax errors inside it come first.
  *
  * <p>An unsupported dtype does not stop the pass: a file is reported as unsupported only when it breaks no other
- * rule. A dtype name the format does not define at all leaves the layout unverifiable, so the layout check is then
- * skipped. Not thread-safe; one instance per header.
+ * rule. A dtype name the format does not define at all leaves that entry's byte length unverifiable, but its range
+ * still takes part in the layout check. Not thread-safe; one instance per header.
  */
 final class HeaderParser {
     private static final long[] NO_DIMS = new long[0];
@@ -48,7 +48,8 @@ final class HeaderParser {
     private JsonTokenizer json;
     private long[] dims = new long[16];
     private UnsupportedDtypeException unsupported;
-    private boolean unknownDtype;
+    /** The ranges of entries whose dtype the format does not define; they have no {@link TensorInfo}. */
+    private final List<TensorLayout.Span> undefinedDtypeSpans = new ArrayList<>();
 
     HeaderParser(String source, Limits limits, byte[] bytes, int offset, int length, long fileSize) {
         this.source = source;
@@ -98,8 +99,13 @@ final class HeaderParser {
         }
         checkPadding(json.position());
 
-        if (!unknownDtype) {
-            TensorLayout.sortAndCheck(source, tensors, fileSize - 8 - length);
+        long payloadLength = fileSize - 8 - length;
+        if (undefinedDtypeSpans.isEmpty()) {
+            TensorLayout.sortAndCheck(source, tensors, payloadLength);
+        } else {
+            List<TensorLayout.Span> spans = new ArrayList<>(undefinedDtypeSpans);
+            tensors.forEach(t -> spans.add(new TensorLayout.Span(t.name(), t.begin(), t.end())));
+            TensorLayout.checkSpans(source, spans, payloadLength);
         }
         if (unsupported != null) {
             throw unsupported;
@@ -236,7 +242,7 @@ final class HeaderParser {
                         + "; accepted: " + acceptedNames(), name, dtypeAt);
             }
             if (dtype == null) {
-                unknownDtype = true;
+                undefinedDtypeSpans.add(new TensorLayout.Span(name, begin, end));
                 return null;
             }
         }

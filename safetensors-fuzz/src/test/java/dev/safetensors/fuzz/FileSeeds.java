@@ -177,6 +177,8 @@ final class FileSeeds {
         invalid("rule21-trailing", SafetensorsFixture.create().tensor("a", "U8", 1).payloadLength(2).build());
         invalid("rule21-out-of-file", SafetensorsFixture.create().tensor("a", "U8", 4).payloadLength(3).build());
         invalid("rule21-no-tensors-payload", SafetensorsFixture.file("{}", 1));
+        invalid("rule21-undefined-dtype-gap", SafetensorsFixture.create().tensor("a", "Q4_0", new long[] {4}, 0, 4)
+                .tensor("b", "U8", new long[] {1}, 5, 6).build());
     }
 
     private void officialPreset() {
