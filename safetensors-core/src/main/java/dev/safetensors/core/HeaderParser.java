@@ -214,7 +214,7 @@ final class HeaderParser {
     }
 
     /** @return the dtype the last string names, or {@code null} for a name the format does not define */
-    private DType lookupDtype() throws InvalidHeaderException {
+    private DType lookupDtype() {
         for (int i = 0; i < DTYPES.length; i++) {
             if (json.rawTextEquals(DTYPE_NAMES[i])) {
                 return DTYPES[i];

@@ -60,6 +60,14 @@ class ShardIndexTest {
         refused(json);
     }
 
+    @ParameterizedTest
+    @ValueSource(strings = {"{\"weight_map\":{},\"note\":\"\\ud800\"}", "{\"weight_map\":{},\"x\":[{\"\\udc00\":1}]}",
+            "{\"metadata\":{\"format\":\"\\ud83d\\u0041\"},\"weight_map\":{}}"})
+    void loneSurrogatesAreRefusedAlsoInIgnoredValues(String json) {
+        // found by the fuzz module's reference checker: ignored values were skipped without decoding their strings
+        refused(json);
+    }
+
     @Test
     void aHugeIndexIsRefusedBeforeParsing() {
         InvalidHeaderException e = assertThrows(InvalidHeaderException.class,

@@ -44,6 +44,7 @@ final class IndexSeeds {
                 seed("total-size-too-large", "{\"metadata\":{\"total_size\":9223372036854775808}," + MAP + "}", false),
                 seed("metadata-not-object", "{\"metadata\":1," + MAP + "}", false),
                 seed("trailing-junk", "{" + MAP + "} x", false),
+                seed("lone-surrogate-ignored", "{" + MAP + ",\"note\":\"\\ud800\"}", false),
                 seed("too-deep", "{" + MAP + ",\"x\":" + "[".repeat(64) + "]".repeat(64) + "}", false));
     }
 
