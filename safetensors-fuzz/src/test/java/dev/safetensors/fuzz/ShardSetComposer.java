@@ -21,7 +21,11 @@ final class ShardSetComposer {
     private static final String[] SHARDS = {"model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors",
         "extra.safetensors"};
     private static final String[] TENSORS = {"w", "b", "emb", "head", "w\u00e9"};
-    private static final long[] HUGE = {1L << 62, (1L << 62) + 1, Long.MAX_VALUE / 2, Long.MAX_VALUE - 4096};
+    /**
+     * Tensor lengths near the largest a U8 tensor may have (its size in bits, 8 per byte, must fit in a signed
+     * 64-bit integer): a handful of them exceed 2^63 - 1 bytes in total across shards, none does in one shard.
+     */
+    private static final long[] HUGE = {1L << 59, (1L << 60) - 1, Long.MAX_VALUE / 8, (Long.MAX_VALUE / 8) - 4096};
 
     /**
      * @param indexJson the index file
@@ -68,15 +72,17 @@ final class ShardSetComposer {
         return new ShardSet(index(weightMap, headers), given);
     }
 
-    /** One shard: up to four U8 tensors of chosen lengths, contiguous, in a file of the implied size. */
+    /** One shard: a few U8 tensors of chosen lengths, contiguous, in a file of the implied size. */
     private SafetensorsHeader shard(String name) throws IOException {
         StringBuilder json = new StringBuilder("{");
         long payload = 0;
-        int count = d.consumeInt(0, 4);
+        int count = d.consumeInt(0, 5);
+        boolean huge = d.consumeBoolean();
         List<String> used = new ArrayList<>();
         for (int i = 0; i < count; i++) {
-            String tensor = d.pickValue(TENSORS);
-            long length = d.consumeInt(0, 3) == 1 ? d.pickValue(HUGE) : d.consumeLong(0, 64);
+            // distinct names by default; names from a shared pool make tensors that sit in two shards
+            String tensor = d.consumeInt(0, 3) == 1 ? d.pickValue(TENSORS) : name + "/" + i;
+            long length = huge ? d.pickValue(HUGE) : d.consumeLong(0, 64);
             if (used.contains(tensor) || length > Long.MAX_VALUE - 4096 - payload) {
                 continue;
             }
