@@ -119,7 +119,8 @@ public final class ShardIndex {
      *
      * @param shardHeaders the header of each shard, by shard file name
      * @return the sum of the tensors' bytes over all shards
-     * @throws InvalidHeaderException with {@code INVALID_INDEX} naming the first inconsistency found
+     * @throws InvalidHeaderException with {@code INVALID_INDEX} naming the first inconsistency found, or when that
+     *                                sum does not fit in a signed 64-bit integer
      */
     public long verifyAgainst(Map<String, SafetensorsHeader> shardHeaders) throws InvalidHeaderException {
         for (String shard : shards) {
@@ -149,6 +150,10 @@ public final class ShardIndex {
                 if (!mapped.equals(shard)) {
                     throw invalid(source, "tensor \"" + t.name() + "\" is in shard " + shard
                             + " but the index maps it to " + mapped, -1);
+                }
+                if (t.byteLength() > Long.MAX_VALUE - total) {
+                    // a remote shard's size is the server's claim, so validated shards can still sum past 2^63
+                    throw invalid(source, "the shards' tensors hold more than 2^63-1 bytes together", -1);
                 }
                 total += t.byteLength();
             }

@@ -106,6 +106,26 @@ class ShardIndexTest {
                 Map.of(s1, first, s2, second), "maps it to");
     }
 
+    @Test
+    void crossCheckRefusesShardsWhoseBytesSumPast2To63() throws Exception {
+        // found by the fuzzer: the sum wrapped around and verifyAgainst returned a negative total
+        // nine shards of the largest U8 tensor rule 20 allows, (2^63-1)/8 bytes each, hold more than 2^63-1 bytes
+        Map<String, SafetensorsHeader> shards = new java.util.HashMap<>();
+        StringBuilder map = new StringBuilder();
+        for (int i = 0; i < 9; i++) {
+            shards.put("s" + i, hugeShard("s" + i, "t" + i, Long.MAX_VALUE / 8));
+            map.append(i == 0 ? "" : ",").append("\"t").append(i).append("\":\"s").append(i).append('"');
+        }
+        expectInconsistent(parse("{\"weight_map\":{" + map + "}}"), shards, "2^63-1");
+    }
+
+    /** A validated header of a file far larger than memory: one U8 tensor of {@code length} bytes. */
+    private static SafetensorsHeader hugeShard(String shard, String tensor, long length) throws Exception {
+        byte[] json = ("{\"" + tensor + "\":{\"dtype\":\"U8\",\"shape\":[" + length + "],\"data_offsets\":[0,"
+                + length + "]}}").getBytes(StandardCharsets.UTF_8);
+        return Safetensors.parseHeader(shard, json, 8 + json.length + length, dev.safetensors.Limits.DEFAULT);
+    }
+
     private static void expectInconsistent(ShardIndex index, Map<String, SafetensorsHeader> shards, String words) {
         InvalidHeaderException e = assertThrows(InvalidHeaderException.class, () -> index.verifyAgainst(shards));
         assertEquals(ErrorCode.INVALID_INDEX, e.code());
