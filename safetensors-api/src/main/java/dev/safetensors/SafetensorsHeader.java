@@ -26,7 +26,8 @@ public final class SafetensorsHeader {
     private final long fileSize;
     private final long headerLength;
     private final List<TensorInfo> tensors;
-    private final Map<String, TensorInfo> byName;
+    /** Built on the first lookup: validating a header never needs it, so it costs nothing there. */
+    private volatile Map<String, TensorInfo> byName;
     private final Map<String, String> metadata;
 
     /**
@@ -35,7 +36,7 @@ public final class SafetensorsHeader {
      * @param source       the source's name, for messages
      * @param fileSize     the size of the whole file in bytes
      * @param headerLength the declared header length N (padding included)
-     * @param tensors      the tensors, in data order (copied)
+     * @param tensors      the tensors, in data order, with unique names (copied)
      * @param metadata     the {@code __metadata__} entries in file order (copied); empty when absent
      */
     public SafetensorsHeader(String source, long fileSize, long headerLength, List<TensorInfo> tensors,
@@ -46,15 +47,7 @@ public final class SafetensorsHeader {
         }
         this.fileSize = fileSize;
         this.headerLength = headerLength;
-        List<TensorInfo> list = new ArrayList<>(tensors);
-        Map<String, TensorInfo> index = new HashMap<>(Math.max(16, (int) (list.size() / 0.75f) + 1));
-        for (TensorInfo t : list) {
-            if (index.putIfAbsent(t.name(), t) != null) {
-                throw new IllegalArgumentException("duplicate tensor name " + t.name());
-            }
-        }
-        this.tensors = Collections.unmodifiableList(list);
-        this.byName = Collections.unmodifiableMap(index);
+        this.tensors = Collections.unmodifiableList(new ArrayList<>(tensors));
         this.metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
     }
 
@@ -73,7 +66,16 @@ public final class SafetensorsHeader {
      * @return the tensor of that name, if the header has one
      */
     public Optional<TensorInfo> tensor(String name) {
-        return Optional.ofNullable(byName.get(name));
+        Map<String, TensorInfo> index = byName;
+        if (index == null) {
+            Map<String, TensorInfo> built = new HashMap<>(Math.max(16, (int) (tensors.size() / 0.75f) + 1));
+            for (TensorInfo t : tensors) {
+                built.putIfAbsent(t.name(), t);
+            }
+            index = Collections.unmodifiableMap(built);
+            byName = index;
+        }
+        return Optional.ofNullable(index.get(name));
     }
 
     /** @return the {@code __metadata__} entries in file order; empty when the header has none */

@@ -1,6 +1,7 @@
 package dev.safetensors.spi;
 
 import java.util.Optional;
+import java.util.OptionalLong;
 
 /**
  * A parsed {@code Content-Range: bytes FIRST-LAST/TOTAL} response header (RFC 9110 section 14.4), with all three
@@ -38,6 +39,24 @@ public record ContentRange(long first, long last, long total) {
             return Optional.empty();
         }
         return Optional.of(new ContentRange(first, last, total));
+    }
+
+    /**
+     * Reads the object size from the form a 416 answer carries, {@code bytes *}{@code /TOTAL}.
+     *
+     * @param value the {@code Content-Range} header value, or {@code null}
+     * @return the total, or empty when absent or malformed
+     */
+    public static OptionalLong unsatisfiedTotal(String value) {
+        if (value == null) {
+            return OptionalLong.empty();
+        }
+        String v = value.trim();
+        if (!v.regionMatches(true, 0, "bytes */", 0, 8)) {
+            return OptionalLong.empty();
+        }
+        long total = digits(v, 8, v.length());
+        return total < 0 ? OptionalLong.empty() : OptionalLong.of(total);
     }
 
     /** @return the number of bytes the range covers */

@@ -27,4 +27,13 @@ class ContentRangeTest {
     void rejectsNonsense(String value) {
         assertTrue(ContentRange.parse(value).isEmpty(), value);
     }
+
+    @Test
+    void readsTheTotalOfAnUnsatisfiedRange() {
+        assertEquals(java.util.OptionalLong.of(5000), ContentRange.unsatisfiedTotal("bytes */5000"));
+        assertTrue(ContentRange.unsatisfiedTotal("bytes */").isEmpty());
+        assertTrue(ContentRange.unsatisfiedTotal("bytes */-1").isEmpty());
+        assertTrue(ContentRange.unsatisfiedTotal("bytes 0-1/2").isEmpty());
+        assertTrue(ContentRange.unsatisfiedTotal(null).isEmpty());
+    }
 }

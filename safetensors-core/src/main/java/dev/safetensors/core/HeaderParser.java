@@ -30,7 +30,6 @@ import java.util.stream.Collectors;
  * still takes part in the layout check. Not thread-safe; one instance per header.
  */
 final class HeaderParser {
-    private static final long[] NO_DIMS = new long[0];
     private static final byte[] METADATA = ascii("__metadata__");
     private static final byte[] DTYPE = ascii("dtype");
     private static final byte[] SHAPE = ascii("shape");
@@ -47,6 +46,10 @@ final class HeaderParser {
 
     private JsonTokenizer json;
     private long[] dims = new long[16];
+    /** Reused arrays of each rank seen: {@link TensorInfo} copies the shape it is given, so one copy is enough. */
+    private long[][] shapesByRank = new long[17][];
+    private long offsetBegin;
+    private long offsetEnd;
     private UnsupportedDtypeException unsupported;
     /** The ranges of entries whose dtype the format does not define; they have no {@link TensorInfo}. */
     private final List<TensorLayout.Span> undefinedDtypeSpans = new ArrayList<>();
@@ -179,7 +182,7 @@ final class HeaderParser {
         String unknownDtypeName = null;
         long dtypeAt = -1;
         long[] shape = null;
-        long[] range = null;
+        boolean haveOffsets = false;
         while (json.next() == JsonToken.NAME) {
             long fieldAt = json.tokenOffset();
             if (json.rawTextEquals(DTYPE) || (json.textEscaped() && json.text().equals("dtype"))) {
@@ -199,18 +202,19 @@ final class HeaderParser {
                 shape = readShape(name);
             } else if (json.rawTextEquals(DATA_OFFSETS)
                     || (json.textEscaped() && json.text().equals("data_offsets"))) {
-                requireFirst(range == null, "data_offsets", name, fieldAt);
-                range = readOffsets(name);
+                requireFirst(!haveOffsets, "data_offsets", name, fieldAt);
+                readOffsets(name);
+                haveOffsets = true;
             } else {
                 throw invalid(ErrorCode.INVALID_TENSOR_ENTRY, "unexpected field \"" + clip(json.text())
                         + "\" (a tensor entry has exactly dtype, shape and data_offsets)", name, fieldAt);
             }
         }
-        if (!haveDtype || shape == null || range == null) {
+        if (!haveDtype || shape == null || !haveOffsets) {
             String missing = !haveDtype ? "dtype" : shape == null ? "shape" : "data_offsets";
             throw invalid(ErrorCode.INVALID_TENSOR_ENTRY, "the entry has no " + missing, name, at);
         }
-        return checkEntry(name, dtype, unknownDtypeName, dtypeAt, shape, range[0], range[1], at);
+        return checkEntry(name, dtype, unknownDtypeName, dtypeAt, shape, offsetBegin, offsetEnd, at);
     }
 
     /** @return the dtype the last string names, or {@code null} for a name the format does not define */
@@ -284,14 +288,23 @@ final class HeaderParser {
             }
             dims[rank++] = d;
         }
-        return rank == 0 ? NO_DIMS : Arrays.copyOf(dims, rank);
+        if (rank >= shapesByRank.length) {
+            shapesByRank = Arrays.copyOf(shapesByRank, rank + 1);
+        }
+        long[] shape = shapesByRank[rank];
+        if (shape == null) {
+            shape = new long[rank];
+            shapesByRank[rank] = shape;
+        }
+        System.arraycopy(dims, 0, shape, 0, rank);
+        return shape;
     }
 
-    private long[] readOffsets(String name) throws SafetensorsException {
+    /** Reads {@code data_offsets} into {@link #offsetBegin} and {@link #offsetEnd}. */
+    private void readOffsets(String name) throws SafetensorsException {
         if (json.next() != JsonToken.BEGIN_ARRAY) {
             throw wrongType(ErrorCode.INVALID_OFFSETS, "data_offsets is not an array", name);
         }
-        long[] range = new long[2];
         int n = 0;
         JsonToken t;
         while ((t = json.next()) != JsonToken.END_ARRAY) {
@@ -299,13 +312,17 @@ final class HeaderParser {
                 throw invalid(ErrorCode.INVALID_OFFSETS, "data_offsets has more than two numbers", name,
                         json.tokenOffset());
             }
-            range[n++] = readCount(t, ErrorCode.INVALID_OFFSETS, "data_offsets", name);
+            long v = readCount(t, ErrorCode.INVALID_OFFSETS, "data_offsets", name);
+            if (n++ == 0) {
+                offsetBegin = v;
+            } else {
+                offsetEnd = v;
+            }
         }
         if (n != 2) {
             throw invalid(ErrorCode.INVALID_OFFSETS, "data_offsets has " + n + " numbers, not two", name,
                     json.tokenOffset());
         }
-        return range;
     }
 
     /** Rule 18: a plain JSON integer literal between 0 and 2^63-1. */

@@ -239,7 +239,7 @@ public final class HttpSource implements RandomAccessSource {
                     + (before.etag() == null ? "" : SourceNames.clip(before.etag().etag())));
         }
         if (status == 416) {
-            long total = unsatisfiedTotal(answer.header("Content-Range"));
+            long total = ContentRange.unsatisfiedTotal(answer.header("Content-Range")).orElse(-1);
             if (total >= 0) {
                 observe(answer, total, false);
                 if (position >= total) {
@@ -283,19 +283,6 @@ public final class HttpSource implements RandomAccessSource {
         }
         HubPath at = id.commit() == null ? hub : hub.at(id.commit());
         return at.resolveUrl(transport.settings().hubEndpoint());
-    }
-
-    /** Reads the size from {@code Content-Range: bytes *}{@code /N}, the form a 416 carries; -1 if absent. */
-    private static long unsatisfiedTotal(String contentRange) {
-        if (contentRange == null) {
-            return -1;
-        }
-        String v = contentRange.trim();
-        if (!v.regionMatches(true, 0, "bytes */", 0, 8) || v.length() == 8 || v.length() > 8 + 18
-                || !v.substring(8).chars().allMatch(c -> c >= '0' && c <= '9')) {
-            return -1;
-        }
-        return Long.parseLong(v.substring(8));
     }
 
     private EOFException pastEnd(long position, long length, long size) {

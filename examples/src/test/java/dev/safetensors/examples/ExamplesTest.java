@@ -1,0 +1,106 @@
+package dev.safetensors.examples;
+
+import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.TensorInfo;
+import dev.safetensors.core.Safetensors;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Runs every example against the committed sample data (tests run in the examples folder: data/ is the samples). */
+class ExamplesTest {
+    private static final Path SAMPLE = Path.of("data", "sample.safetensors");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void inspectLocalListsTensorsAndMetadata() throws IOException {
+        String out = run(() -> InspectLocal.main(new String[0]));
+        assertTrue(out.contains("4 tensors"), out);
+        assertTrue(out.contains("metadata format = pt"), out);
+        assertTrue(out.contains("layer0.attn.weight") && out.contains("BF16"), out);
+    }
+
+    @Test
+    void copyTensorWritesTheRawBytes() throws IOException {
+        Path output = dir.resolve("embed.bin");
+        String out = run(() -> CopyTensor.main(new String[] {SAMPLE.toString(), "position_ids", output.toString()}));
+        assertTrue(out.startsWith("copied 32 bytes of position_ids"), out);
+        byte[] bytes = Files.readAllBytes(output);
+        assertEquals(32, bytes.length);
+        assertEquals(3, bytes[24], "the last I64 is 3, little-endian");
+    }
+
+    @Test
+    void readFloatsWidensEveryFloatTensor() throws IOException {
+        String out = run(() -> ReadFloats.main(new String[] {SAMPLE.toString()}));
+        assertTrue(out.contains("embed.weight F32[4, 3] -> 12 floats"), out);
+        assertTrue(out.contains("layer0.attn.weight BF16[3, 3] -> 9 floats, sum 3.6875"), out);
+        assertTrue(out.contains("layer0.norm.weight F16[4] -> 4 floats, sum 0.5, first [1.0, 1.0, 0.5, -2.0]"), out);
+        assertTrue(!out.contains("position_ids"), "I64 is not float-readable and is skipped: " + out);
+    }
+
+    @Test
+    void writeCheckpointWritesAValidFile() throws IOException {
+        Path output = dir.resolve("checkpoint.safetensors");
+        String out = run(() -> WriteCheckpoint.main(new String[] {output.toString()}));
+        assertTrue(out.contains("global_step -> 1000"), out);
+        SafetensorsHeader h = Safetensors.readHeader(output);
+        assertEquals(3, h.tensors().size());
+        assertEquals("pt", h.metadata().get("format"));
+    }
+
+    @Test
+    void theCommittedSamplesAreWhatWriteSamplesWrites() throws IOException {
+        run(() -> WriteSamples.main(new String[] {dir.toString()}));
+        for (String file : new String[] {"sample.safetensors", "sharded/model-00001-of-00002.safetensors",
+                "sharded/model-00002-of-00002.safetensors", "sharded/model.safetensors.index.json"}) {
+            assertArrayEquals(Files.readAllBytes(Path.of("data").resolve(file)), Files.readAllBytes(dir.resolve(file)),
+                    file + " is out of date: run WriteSamples");
+        }
+    }
+
+    @Test
+    void theIndexTotalSizeIsTheSumOfTheShardsTensorBytes() throws IOException {
+        long total = 0;
+        try (Stream<Path> shards = Files.list(Path.of("data", "sharded"))) {
+            for (Path shard : shards.filter(p -> p.toString().endsWith(".safetensors")).toList()) {
+                for (TensorInfo t : Safetensors.readHeader(shard).tensors()) {
+                    total += t.byteLength();
+                }
+            }
+        }
+        String index = Files.readString(Path.of("data", "sharded", "model.safetensors.index.json"));
+        assertTrue(index.contains("\"total_size\" : " + total), index);
+    }
+
+    @FunctionalInterface
+    private interface Main {
+        void run() throws IOException;
+    }
+
+    /** Runs an example and returns what it printed. */
+    private static String run(Main main) throws IOException {
+        PrintStream original = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            main.run();
+        } finally {
+            System.setOut(original);
+        }
+        return captured.toString(StandardCharsets.UTF_8);
+    }
+}

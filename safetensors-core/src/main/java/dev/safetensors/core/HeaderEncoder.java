@@ -1,0 +1,90 @@
+package dev.safetensors.core;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidHeaderException;
+import tools.jackson.core.JsonEncoding;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonWriteFeature;
+
+import java.io.ByteArrayOutputStream;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Encodes the canonical header of {@link SafetensorsWriter}: compact JSON in UTF-8, {@code __metadata__} first when
+ * there is any (keys in insertion order), then the tensors in insertion order, which is also their data order, each
+ * with {@code dtype}, {@code shape} and {@code data_offsets} in that order; then spaces up to a multiple of 8 bytes,
+ * so the payload starts 8-aligned. Only what JSON requires is escaped: quote, backslash and control characters;
+ * everything else is written as UTF-8.
+ */
+final class HeaderEncoder {
+    private static final JsonFactory JSON = JsonFactory.builder()
+            .disable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
+            .disable(JsonWriteFeature.ESCAPE_NON_ASCII)
+            .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
+            .build();
+
+    private HeaderEncoder() {
+    }
+
+    /**
+     * @param target a name for messages
+     * @return the header bytes, padding included
+     * @throws InvalidHeaderException {@link ErrorCode#INVALID_UTF8} for a string with an unpaired surrogate, which
+     *                                UTF-8 cannot encode
+     */
+    static byte[] encode(String target, List<WriterEntry> entries, Map<String, String> metadata)
+            throws InvalidHeaderException {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 96 * entries.size());
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            if (!metadata.isEmpty()) {
+                g.writeName("__metadata__");
+                g.writeStartObject();
+                for (Map.Entry<String, String> m : metadata.entrySet()) {
+                    g.writeStringProperty(encodable(target, m.getKey(), null), encodable(target, m.getValue(), null));
+                }
+                g.writeEndObject();
+            }
+            long offset = 0;
+            for (WriterEntry e : entries) {
+                g.writeName(encodable(target, e.name(), e.name()));
+                g.writeStartObject();
+                g.writeStringProperty("dtype", e.dtype().name());
+                g.writeName("shape");
+                g.writeStartArray();
+                for (long d : e.shape()) {
+                    g.writeNumber(d);
+                }
+                g.writeEndArray();
+                g.writeName("data_offsets");
+                g.writeStartArray();
+                g.writeNumber(offset);
+                offset += e.byteLength();
+                g.writeNumber(offset);
+                g.writeEndArray();
+                g.writeEndObject();
+            }
+            g.writeEndObject();
+        }
+        for (int pad = (8 - out.size() % 8) % 8; pad > 0; pad--) {
+            out.write(' ');
+        }
+        return out.toByteArray();
+    }
+
+    private static String encodable(String target, String s, String tensor) throws InvalidHeaderException {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                throw new InvalidHeaderException(ErrorCode.INVALID_UTF8, target, "a string has an unpaired surrogate"
+                        + " at char " + i + ", which UTF-8 cannot encode", tensor, -1);
+            }
+        }
+        return s;
+    }
+}

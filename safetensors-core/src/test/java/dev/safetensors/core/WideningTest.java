@@ -1,0 +1,133 @@
+package dev.safetensors.core;
+
+import dev.safetensors.Limits;
+import dev.safetensors.fixtures.MemorySource;
+import dev.safetensors.fixtures.SafetensorsFixture;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.FloatBuffer;
+import java.util.function.IntUnaryOperator;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Rule 23: widening is exact for every input of every float-readable dtype, compared as raw bits against
+ * {@link ReferenceFloats}, through the public read path (so the 64 KiB block boundaries are crossed too).
+ */
+class WideningTest {
+
+    @Test
+    void f16EveryInput() throws Throwable {
+        float[] got = readAll("F16", 2, Limits.DEFAULT);
+        assertAllBits(got, ReferenceFloats::f16, "F16");
+        if (ReferenceFloats.JDK_FLOAT16_TO_FLOAT != null) {
+            for (int h = 0; h < 65_536; h++) {
+                float jdk = (float) ReferenceFloats.JDK_FLOAT16_TO_FLOAT.invokeExact((short) h);
+                String input = Integer.toHexString(h);
+                // the JDK quiets signalling NaNs (sets the top significand bit); we keep the bits as stored
+                int quietBit = Float.isNaN(jdk) ? 0x0040_0000 : 0;
+                assertEquals(Float.floatToRawIntBits(jdk), Float.floatToRawIntBits(got[h]) | quietBit,
+                        () -> "F16 0x" + input + " against Float.float16ToFloat");
+            }
+        }
+    }
+
+    @Test
+    void bf16EveryInput() throws IOException {
+        assertAllBits(readAll("BF16", 2, Limits.DEFAULT), ReferenceFloats::bf16, "BF16");
+    }
+
+    @Test
+    void f8E4m3EveryInput() throws IOException {
+        assertAllBits(readAll("F8_E4M3", 1, Limits.OFFICIAL), ReferenceFloats::e4m3, "F8_E4M3");
+    }
+
+    @Test
+    void f8E5m2EveryInput() throws IOException {
+        assertAllBits(readAll("F8_E5M2", 1, Limits.OFFICIAL), ReferenceFloats::e5m2, "F8_E5M2");
+    }
+
+    @Test
+    void landmarks() throws IOException {
+        float[] f16 = readAll("F16", 2, Limits.DEFAULT);
+        assertEquals(0x8000_0000, Float.floatToRawIntBits(f16[0x8000]), "-0.0");
+        assertEquals(Float.POSITIVE_INFINITY, f16[0x7c00]);
+        assertEquals(Float.NEGATIVE_INFINITY, f16[0xfc00]);
+        assertEquals(0x1p-24f, f16[0x0001], "smallest subnormal");
+        assertEquals(65504f, f16[0x7bff], "largest finite");
+        assertEquals(0xffc0_2000, Float.floatToRawIntBits(f16[0xfe01]), "negative quiet NaN with payload 1");
+        assertEquals(0x7f80_2000, Float.floatToRawIntBits(f16[0x7c01]), "signalling NaN stays signalling");
+        float[] e4m3 = readAll("F8_E4M3", 1, Limits.OFFICIAL);
+        assertEquals(448f, e4m3[0x7e], "largest E4M3FN, exponent field all ones");
+        assertEquals(0x1p-9f, e4m3[0x01], "smallest E4M3 subnormal");
+        assertTrue(Float.isNaN(e4m3[0x7f]) && Float.isNaN(e4m3[0xff]));
+        float[] e5m2 = readAll("F8_E5M2", 1, Limits.OFFICIAL);
+        assertEquals(57344f, e5m2[0x7b], "largest finite E5M2");
+        assertEquals(Float.NEGATIVE_INFINITY, e5m2[0xfc]);
+    }
+
+    @Test
+    void f32IsCopiedBitForBit() throws IOException {
+        int[] bits = {0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x7f80_0001, 0xffc0_1234, 0x0000_0001, 0x3f80_0000,
+                0x7f7f_ffff, 0x8000_0001};
+        ByteBuffer payload = ByteBuffer.allocate(4 * bits.length).order(ByteOrder.LITTLE_ENDIAN);
+        payload.asIntBuffer().put(bits);
+        byte[] file = TensorFiles.withPayload(SafetensorsFixture.create().tensor("x", "F32", bits.length),
+                payload.array());
+        try (SafetensorsFile f = SafetensorsFile.open(new MemorySource("mem", file))) {
+            float[] got = f.readFloat32("x");
+            FloatBuffer direct = ByteBuffer.allocateDirect(4 * bits.length).order(ByteOrder.BIG_ENDIAN)
+                    .asFloatBuffer();
+            f.readFloat32("x", direct);
+            for (int i = 0; i < bits.length; i++) {
+                assertEquals(bits[i], Float.floatToRawIntBits(got[i]), "element " + i);
+                assertEquals(bits[i], Float.floatToRawIntBits(direct.get(i)), "element " + i + " via a direct buffer");
+            }
+        }
+    }
+
+    /** Reads a tensor holding every bit pattern of a {@code width}-byte dtype once, in increasing order. */
+    private static float[] readAll(String dtype, int width, Limits limits) throws IOException {
+        int count = 1 << (8 * width);
+        ByteBuffer payload = ByteBuffer.allocate(count * width).order(ByteOrder.LITTLE_ENDIAN);
+        for (int i = 0; i < count; i++) {
+            if (width == 2) {
+                payload.putShort((short) i);
+            } else {
+                payload.put((byte) i);
+            }
+        }
+        byte[] file = TensorFiles.withPayload(SafetensorsFixture.create().tensor("all", dtype, count),
+                payload.array());
+        try (SafetensorsFile f = SafetensorsFile.open(new MemorySource("mem", file), limits)) {
+            float[] viaArray = f.readFloat32("all");
+            FloatBuffer direct = ByteBuffer.allocateDirect(4 * count).asFloatBuffer();
+            f.readFloat32("all", direct);
+            float[] viaDirect = new float[count];
+            direct.flip().get(viaDirect);
+            assertArrayEquals(rawBits(viaArray), rawBits(viaDirect), dtype + " direct buffer against array");
+            return viaArray;
+        }
+    }
+
+    private static void assertAllBits(float[] got, IntUnaryOperator reference, String dtype) {
+        for (int i = 0; i < got.length; i++) {
+            int input = i;
+            assertEquals(reference.applyAsInt(i), Float.floatToRawIntBits(got[i]),
+                    () -> dtype + " 0x" + Integer.toHexString(input));
+        }
+    }
+
+    private static int[] rawBits(float[] f) {
+        int[] bits = new int[f.length];
+        for (int i = 0; i < f.length; i++) {
+            bits[i] = Float.floatToRawIntBits(f[i]);
+        }
+        return bits;
+    }
+}
