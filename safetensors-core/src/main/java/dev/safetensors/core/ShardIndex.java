@@ -9,7 +9,6 @@ import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -128,8 +127,9 @@ public final class ShardIndex {
                 throw invalid(source, "no header was given for shard \"" + shard + "\"", -1);
             }
         }
+        Set<String> named = new HashSet<>(shards);
         for (String shard : shardHeaders.keySet()) {
-            if (!shards.contains(shard)) {
+            if (!named.contains(shard)) {
                 throw invalid(source, "shard \"" + shard + "\" is not named by the index", -1);
             }
         }
@@ -230,7 +230,7 @@ public final class ShardIndex {
                 throw invalid(source, "weight_map is not an object", json.tokenOffset());
             }
             Map<String, String> map = new LinkedHashMap<>();
-            List<String> checkedShards = new ArrayList<>();
+            Set<String> checkedShards = new HashSet<>();
             while (json.next() == JsonToken.NAME) {
                 long at = json.tokenOffset();
                 String tensor = json.text();
@@ -241,9 +241,8 @@ public final class ShardIndex {
                     throw invalid(source, "the shard of tensor \"" + tensor + "\" is not a string", json.tokenOffset());
                 }
                 String shard = json.text();
-                if (!checkedShards.contains(shard)) {
+                if (checkedShards.add(shard)) {
                     checkShardName(shard, json.tokenOffset());
-                    checkedShards.add(shard);
                 }
                 map.put(tensor, shard);
             }
