@@ -221,7 +221,7 @@ final class HeaderComposer {
     /** Now and then one byte inserted or replaced anywhere, possibly making the header invalid UTF-8. */
     private byte[] damage(byte[] header) {
         int kind = d.consumeInt(0, 15);
-        if (kind != 1 && kind != 2 || header.length == 0) {
+        if ((kind != 1 && kind != 2) || header.length == 0) {
             return header;
         }
         int at = d.consumeInt(0, header.length - 1);
