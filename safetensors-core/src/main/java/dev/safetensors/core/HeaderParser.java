@@ -26,8 +26,8 @@ import java.util.stream.Collectors;
  * the wrong JSON type is read to its end first, so nesting and syntax errors inside it come first.
  *
  * <p>An unsupported dtype does not stop the pass: a file is reported as unsupported only when it breaks no other
- * rule. A dtype name the format does not define at all leaves the layout unverifiable, so the layout check is then
- * skipped. Not thread-safe; one instance per header.
+ * rule. A dtype name the format does not define at all leaves that entry's byte length unverifiable, but its range
+ * still takes part in the layout check. Not thread-safe; one instance per header.
  */
 final class HeaderParser {
     private static final byte[] METADATA = ascii("__metadata__");
@@ -51,7 +51,8 @@ final class HeaderParser {
     private long offsetBegin;
     private long offsetEnd;
     private UnsupportedDtypeException unsupported;
-    private boolean unknownDtype;
+    /** The ranges of entries whose dtype the format does not define; they have no {@link TensorInfo}. */
+    private final List<TensorLayout.Span> undefinedDtypeSpans = new ArrayList<>();
 
     HeaderParser(String source, Limits limits, byte[] bytes, int offset, int length, long fileSize) {
         this.source = source;
@@ -101,8 +102,13 @@ final class HeaderParser {
         }
         checkPadding(json.position());
 
-        if (!unknownDtype) {
-            TensorLayout.sortAndCheck(source, tensors, fileSize - 8 - length);
+        long payloadLength = fileSize - 8 - length;
+        if (undefinedDtypeSpans.isEmpty()) {
+            TensorLayout.sortAndCheck(source, tensors, payloadLength);
+        } else {
+            List<TensorLayout.Span> spans = new ArrayList<>(undefinedDtypeSpans);
+            tensors.forEach(t -> spans.add(new TensorLayout.Span(t.name(), t.begin(), t.end())));
+            TensorLayout.checkSpans(source, spans, payloadLength);
         }
         if (unsupported != null) {
             throw unsupported;
@@ -212,7 +218,7 @@ final class HeaderParser {
     }
 
     /** @return the dtype the last string names, or {@code null} for a name the format does not define */
-    private DType lookupDtype() throws InvalidHeaderException {
+    private DType lookupDtype() {
         for (int i = 0; i < DTYPES.length; i++) {
             if (json.rawTextEquals(DTYPE_NAMES[i])) {
                 return DTYPES[i];
@@ -240,7 +246,7 @@ final class HeaderParser {
                         + "; accepted: " + acceptedNames(), name, dtypeAt);
             }
             if (dtype == null) {
-                unknownDtype = true;
+                undefinedDtypeSpans.add(new TensorLayout.Span(name, begin, end));
                 return null;
             }
         }

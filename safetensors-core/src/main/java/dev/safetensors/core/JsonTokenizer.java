@@ -16,8 +16,8 @@ import java.nio.charset.StandardCharsets;
  * times faster than a general streaming parser and allocates nothing of its own per token.
  *
  * <p>Strictness: no comments, single quotes, trailing commas, NaN or Infinity, leading zeros, {@code +} signs,
- * unescaped control characters, unknown escapes, or {@code \}u escapes that leave a lone surrogate (checked when a
- * string is decoded). Nesting deeper than {@code maxDepth} (the root object is depth 1) is refused as soon as the
+ * unescaped control characters, unknown escapes, or {@code \}u escapes that leave a lone surrogate (checked as the
+ * string is scanned, so also in values that are skipped and never decoded). Nesting deeper than {@code maxDepth} (the root object is depth 1) is refused as soon as the
  * bracket that crosses it is read, so a million {@code [} cost neither stack nor memory.
  *
  * <p>Not thread-safe; one instance per header.
@@ -135,7 +135,7 @@ final class JsonTokenizer {
     }
 
     /** @return the string or name just read, decoded */
-    String text() throws InvalidHeaderException {
+    String text() {
         if (!textEscaped) {
             return new String(b, textStart, textEnd - textStart, StandardCharsets.UTF_8);
         }
@@ -282,22 +282,44 @@ final class JsonTokenizer {
         switch (b[i + 1]) {
             case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
                 return i + 2;
-            case 'u':
-                if (i + 5 >= end) {
-                    throw syntax("unterminated \\u escape", i);
+            case 'u': {
+                // raw UTF-8 cannot encode a surrogate, so pairing escapes here is the whole lone-surrogate check
+                int unit = codeUnit(i);
+                if (unit >= 0xDC00 && unit <= 0xDFFF) {
+                    throw syntax("a \\u escape leaves a lone surrogate", i);
                 }
-                for (int k = i + 2; k < i + 6; k++) {
-                    if (hex(b[k]) < 0) {
-                        throw syntax("\\u escape needs four hex digits", i);
+                if (unit >= 0xD800 && unit <= 0xDBFF) {
+                    boolean escapeFollows = i + 7 < end && b[i + 6] == '\\' && b[i + 7] == 'u';
+                    int low = escapeFollows ? codeUnit(i + 6) : -1;
+                    if (low < 0xDC00 || low > 0xDFFF) {
+                        throw syntax("a \\u escape leaves a lone surrogate", i);
                     }
+                    return i + 12;
                 }
                 return i + 6;
+            }
             default:
                 throw syntax("invalid escape '\\" + (char) (b[i + 1] & 0xff) + "'", i);
         }
     }
 
-    private String unescape() throws InvalidHeaderException {
+    /** @return the UTF-16 code unit of the {@code \}u escape at {@code i}, whose four hex digits it checks */
+    private int codeUnit(int i) throws InvalidHeaderException {
+        if (i + 5 >= end) {
+            throw syntax("unterminated \\u escape", i);
+        }
+        int unit = 0;
+        for (int k = i + 2; k < i + 6; k++) {
+            int digit = hex(b[k]);
+            if (digit < 0) {
+                throw syntax("\\u escape needs four hex digits", i);
+            }
+            unit = unit << 4 | digit;
+        }
+        return unit;
+    }
+
+    private String unescape() {
         StringBuilder sb = new StringBuilder(textEnd - textStart);
         int i = textStart;
         int runStart = i;
@@ -325,14 +347,6 @@ final class JsonTokenizer {
         }
         if (textEnd > runStart) {
             sb.append(new String(b, runStart, textEnd - runStart, StandardCharsets.UTF_8));
-        }
-        for (int k = 0; k < sb.length(); k++) {
-            char c = sb.charAt(k);
-            if (Character.isHighSurrogate(c) && k + 1 < sb.length() && Character.isLowSurrogate(sb.charAt(k + 1))) {
-                k++;
-            } else if (Character.isSurrogate(c)) {
-                throw syntax("a \\u escape leaves a lone surrogate", tokenStart);
-            }
         }
         return sb.toString();
     }

@@ -9,7 +9,6 @@ import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -119,7 +118,8 @@ public final class ShardIndex {
      *
      * @param shardHeaders the header of each shard, by shard file name
      * @return the sum of the tensors' bytes over all shards
-     * @throws InvalidHeaderException with {@code INVALID_INDEX} naming the first inconsistency found
+     * @throws InvalidHeaderException with {@code INVALID_INDEX} naming the first inconsistency found, or when that
+     *                                sum does not fit in a signed 64-bit integer
      */
     public long verifyAgainst(Map<String, SafetensorsHeader> shardHeaders) throws InvalidHeaderException {
         for (String shard : shards) {
@@ -127,8 +127,9 @@ public final class ShardIndex {
                 throw invalid(source, "no header was given for shard \"" + shard + "\"", -1);
             }
         }
+        Set<String> named = new HashSet<>(shards);
         for (String shard : shardHeaders.keySet()) {
-            if (!shards.contains(shard)) {
+            if (!named.contains(shard)) {
                 throw invalid(source, "shard \"" + shard + "\" is not named by the index", -1);
             }
         }
@@ -149,6 +150,10 @@ public final class ShardIndex {
                 if (!mapped.equals(shard)) {
                     throw invalid(source, "tensor \"" + t.name() + "\" is in shard " + shard
                             + " but the index maps it to " + mapped, -1);
+                }
+                if (t.byteLength() > Long.MAX_VALUE - total) {
+                    // a remote shard's size is the server's claim, so validated shards can still sum past 2^63
+                    throw invalid(source, "the shards' tensors hold more than 2^63-1 bytes together", -1);
                 }
                 total += t.byteLength();
             }
@@ -225,7 +230,7 @@ public final class ShardIndex {
                 throw invalid(source, "weight_map is not an object", json.tokenOffset());
             }
             Map<String, String> map = new LinkedHashMap<>();
-            List<String> checkedShards = new ArrayList<>();
+            Set<String> checkedShards = new HashSet<>();
             while (json.next() == JsonToken.NAME) {
                 long at = json.tokenOffset();
                 String tensor = json.text();
@@ -236,9 +241,8 @@ public final class ShardIndex {
                     throw invalid(source, "the shard of tensor \"" + tensor + "\" is not a string", json.tokenOffset());
                 }
                 String shard = json.text();
-                if (!checkedShards.contains(shard)) {
+                if (checkedShards.add(shard)) {
                     checkShardName(shard, json.tokenOffset());
-                    checkedShards.add(shard);
                 }
                 map.put(tensor, shard);
             }

@@ -94,6 +94,23 @@ class EntryRulesTest {
     }
 
     @Test
+    void rule17AnUndefinedDtypeDoesNotHideALayoutError() throws Exception {
+        // found by the fuzzer: a dtype name the format does not define used to switch the layout check off
+        fails(ErrorCode.OFFSETS_GAP, SafetensorsFixture.create().tensor("a", "float32", new long[]{4}, 0, 4)
+                .tensor("b", "U8", new long[]{1}, 5, 6).build());
+        fails(ErrorCode.OFFSETS_GAP, SafetensorsFixture.create().tensor("w", "f32", new long[]{1}, 1, 1).build());
+        fails(ErrorCode.OFFSETS_OVERLAP, SafetensorsFixture.create().tensor("a", "U8", new long[]{4}, 0, 4)
+                .tensor("b", "Q4_0", new long[]{4}, 2, 6).payloadLength(6).build());
+        fails(ErrorCode.OUT_OF_FILE, SafetensorsFixture.create().tensor("a", "F128", new long[]{1}, 0, 16)
+                .payloadLength(8).build());
+        fails(ErrorCode.TRAILING_BYTES, SafetensorsFixture.create().tensor("a", "F128", new long[]{1}, 0, 16)
+                .payloadLength(17).build());
+        SafetensorsException e = fails(ErrorCode.UNSUPPORTED_DTYPE, SafetensorsFixture.create()
+                .tensor("b", "U8", new long[]{4}, 4, 8).tensor("a", "F128", new long[]{1}, 0, 4).build());
+        assertEquals("a", e.tensor().orElseThrow());
+    }
+
+    @Test
     void rule17OfficialAcceptsAll22() throws Exception {
         SafetensorsFixture f = SafetensorsFixture.create();
         long at = 0;

@@ -60,7 +60,9 @@ class JsonRulesTest {
             "{\"w\":{\"dtype\":\"U8\",\"shape\":[+1],\"data_offsets\":[0,1]}}",
             "{\"__metadata__\":{\"k\":\"a\tb\"}}", "{\"__metadata__\":{\"k\":\"\\x\"}}",
             "{\"__metadata__\":{\"k\":\"\\ud800\"}}", "{\"__metadata__\":{\"k\":\"\\udc00\\ud800\"}}",
-            "{\"__metadata__\":{\"\\ud83d\":\"v\"}}", "{\"a\" \"b\"}", "{\"__metadata__\":{}", "{\"__metadata__\":{}}}",
+            "{\"__metadata__\":{\"\\ud83d\":\"v\"}}", "{\"__metadata__\":{\"k\":\"\\ud83d\\u0041\"}}",
+            "{\"__metadata__\":{\"k\":\"\\ud83d\\ud83d\\ude00\"}}", "{\"__metadata__\":{\"k\":\"\\ud83d\\\\ude00\"}}",
+            "{\"w\":[\"\\ud800\"]}", "{\"a\" \"b\"}", "{\"__metadata__\":{}", "{\"__metadata__\":{}}}",
             "{}{}", "{} x", "{\"__metadata__\":{\"k\":\"v\"}}\u0000"})
     void rule8And9OnlyStrictJsonFollowedByWhitespace(String json) {
         SafetensorsException e = fails(ErrorCode.INVALID_JSON, SafetensorsFixture.file(json, 0));
