@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -25,6 +26,24 @@ final class CheckRun {
             targets.add(expander.expand(a));
         }
         return targets;
+    }
+
+    /**
+     * The header check of {@code inspect} and {@code validate} over the SOURCE arguments.
+     *
+     * @param sources the SOURCE arguments
+     * @param common  the common options
+     * @param out     stdout
+     * @param err     stderr
+     * @param tensors whether JSON results list tensors
+     * @param text    how a result reads as text
+     * @return the exit code
+     */
+    static int headerChecks(List<String> sources, CommonOptions common, PrintStream out, PrintStream err,
+                            boolean tensors, Function<SourceResult, String> text) {
+        SourceOpener opener = common.opener();
+        return run(expand(sources, opener), common.jobs(), common.output(out, err),
+                new HeaderCheck(opener, common.limits()), tensors, text);
     }
 
     /**

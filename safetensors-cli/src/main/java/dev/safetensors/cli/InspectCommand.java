@@ -45,11 +45,7 @@ final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SourceOpener opener = common.opener();
-        FileCheck check = new HeaderCheck(opener, common.limits());
-        int jobs = common.jobs();
-        return CheckRun.run(CheckRun.expand(sources, opener), jobs, common.output(out, err), check, tensors,
-                this::text);
+        return CheckRun.headerChecks(sources, common, out, err, tensors, this::text);
     }
 
     private String text(SourceResult r) {

@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.core.Sources;
+
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -23,7 +25,7 @@ record Location(String text, URI uri) {
      * @return the location
      */
     static Location parse(String text) {
-        return new Location(text, asUri(text));
+        return new Location(text, Sources.asUri(text));
     }
 
     /** @return whether this is a local path (not a URI, or a {@code file:} URI) */
@@ -97,27 +99,6 @@ record Location(String text, URI uri) {
             return new URI(null, null, name, null).getRawPath().replace(":", "%3A").replace("@", "%40");
         } catch (URISyntaxException e) {
             throw new IllegalArgumentException("cannot encode " + name, e);
-        }
-    }
-
-    /** The rule of {@code Sources.open(String)}, which keeps it to itself. */
-    private static URI asUri(String location) {
-        int colon = location.indexOf(':');
-        if (colon < 2) {
-            return null;
-        }
-        for (int i = 0; i < colon; i++) {
-            char c = location.charAt(i);
-            boolean ok = Character.isLetter(c) || (i > 0 && (Character.isDigit(c) || c == '+' || c == '-'
-                    || c == '.'));
-            if (!ok || c > 0x7f) {
-                return null;
-            }
-        }
-        try {
-            return new URI(location);
-        } catch (URISyntaxException e) {
-            return null;
         }
     }
 }

@@ -43,10 +43,6 @@ final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        SourceOpener opener = common.opener();
-        FileCheck check = new HeaderCheck(opener, common.limits());
-        int jobs = common.jobs();
-        return CheckRun.run(CheckRun.expand(sources, opener), jobs, common.output(out, err), check, false,
-                TextFormatter::statusLine);
+        return CheckRun.headerChecks(sources, common, out, err, false, TextFormatter::statusLine);
     }
 }

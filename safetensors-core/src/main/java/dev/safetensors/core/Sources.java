@@ -66,10 +66,14 @@ public final class Sources {
     }
 
     /**
+     * The rule {@link #open(String)} follows: a location is a URI when it starts with a scheme of two or more ASCII
+     * letters (then letters, digits, {@code +}, {@code -} or {@code .}) and parses as a URI; anything else is a
+     * local path.
+     *
      * @param location what a user typed
      * @return the URI it names, or {@code null} when it is a plain local path
      */
-    static URI asUri(String location) {
+    public static URI asUri(String location) {
         int colon = location.indexOf(':');
         if (colon < 2) {
             return null;
