@@ -1,0 +1,86 @@
+package dev.safetensors.examples;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link InspectGcs}, which names no GCS class, run as a user runs it: the backend is found through
+ * {@code ServiceLoader} on the class path, the Google client is pointed at a loopback stand-in by
+ * {@code STORAGE_EMULATOR_HOST}, and the requests it makes are recorded.
+ */
+class InspectGcsTest {
+    private static final long GENERATION = 1712345678901234L;
+    private static LoopbackServer gcs;
+
+    @BeforeAll
+    static void start() throws Exception {
+        GcsStandIn objects = new GcsStandIn();
+        byte[] sample = Files.readAllBytes(Path.of("data", "sample.safetensors"));
+        objects.put("models", "sample.safetensors", sample, GENERATION);
+        objects.put("models", "runs/7/model.safetensors", sample, GENERATION + 1);
+        gcs = new LoopbackServer(objects);
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        gcs.close();
+    }
+
+    @BeforeEach
+    void forget() {
+        gcs.clearRequests();
+    }
+
+    private static ExampleProcess.Result inspect(String uri) throws Exception {
+        return ExampleProcess.run(InspectGcs.class, Map.of("STORAGE_EMULATOR_HOST", gcs.hostAndPort()), uri);
+    }
+
+    @Test
+    void aHeaderThatFitsThePrefixCostsOneMediaGetAndNoMetadataRequest() throws Exception {
+        ExampleProcess.Result r = inspect("gs://models/sample.safetensors");
+        assertEquals(0, r.exitCode(), r.stderr());
+        assertTrue(r.stdout().startsWith("gs://models/sample.safetensors: 4 tensors, header 368 bytes"), r.stdout());
+        assertTrue(r.stdout().contains("cost: 1 request, 482 bytes"), r.stdout());
+        assertTrue(r.stdout().contains("pinned: {version=" + GENERATION), r.stdout());
+        assertEquals(List.of("GET /download/storage/v1/b/models/o/sample.safetensors?alt=media bytes=0-131071"),
+                gcs.requests());
+    }
+
+    @Test
+    void aSlashInTheObjectNameIsSentEncodedAndAGenerationIsPinnedFromTheStart() throws Exception {
+        ExampleProcess.Result r = inspect("gs://models/runs/7/model.safetensors#" + (GENERATION + 1));
+        assertEquals(0, r.exitCode(), r.stderr());
+        assertTrue(r.stdout().contains("4 tensors"), r.stdout());
+        assertEquals(1, gcs.requests().size(), gcs.requests().toString());
+        String request = gcs.requests().get(0);
+        assertTrue(request.startsWith("GET /download/storage/v1/b/models/o/runs%2F7%2Fmodel.safetensors?alt=media"),
+                request);
+        assertTrue(request.contains("generation=" + (GENERATION + 1))
+                && request.contains("ifGenerationMatch=" + (GENERATION + 1)), request);
+    }
+
+    @Test
+    void anotherGenerationThanTheOneAskedIsRefused() throws Exception {
+        ExampleProcess.Result r = inspect("gs://models/sample.safetensors#" + (GENERATION - 1));
+        assertEquals(1, r.exitCode(), r.stdout());
+        assertTrue(r.stderr().contains("gs://models/sample.safetensors"), r.stderr());
+    }
+
+    @Test
+    void aMissingObjectIsNamedInTheError() throws Exception {
+        ExampleProcess.Result r = inspect("gs://models/absent.safetensors");
+        assertEquals(1, r.exitCode(), r.stdout());
+        assertTrue(r.stderr().contains("java.nio.file.NoSuchFileException: gs://models/absent.safetensors"),
+                r.stderr());
+    }
+}

@@ -1,0 +1,110 @@
+package dev.safetensors.examples;
+
+import dev.safetensors.DType;
+import dev.safetensors.core.SafetensorsWriter;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link InspectS3} against s3proxy, a real S3 API server, over a filesystem blob store in which every folder is a
+ * bucket and every file an object; it checks the AWS signatures of the keys handed to the example.
+ */
+class InspectS3Test {
+    private static final String ACCESS_KEY = "examples-access-key";
+    private static final String SECRET_KEY = "examples-secret-key";
+
+    @TempDir
+    static Path store;
+    private static BlobStoreContext context;
+    private static S3Proxy proxy;
+    private static String endpoint;
+    private static long largeHeaderFileSize;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path bucket = Files.createDirectories(store.resolve("models"));
+        Files.copy(Path.of("data", "sample.safetensors"), bucket.resolve("sample.safetensors"));
+        // 3,000 tensors: a header of about 200 KB, past the 128 KiB prefix, so the header costs a second GET
+        SafetensorsWriter large = SafetensorsWriter.create();
+        for (int i = 0; i < 3000; i++) {
+            large.tensor("model.layers." + i + ".mlp.down_proj.weight", DType.BF16, new long[] {2, 2}, new byte[8]);
+        }
+        largeHeaderFileSize = large.writeTo(bucket.resolve("large-header.safetensors"));
+
+        Properties properties = new Properties();
+        properties.setProperty("jclouds.filesystem.basedir", store.toString());
+        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
+        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
+                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
+        proxy.start();
+        while (!proxy.getState().equals("STARTED")) {
+            Thread.sleep(10);
+        }
+        endpoint = "http://127.0.0.1:" + proxy.getPort();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        proxy.stop();
+        context.close();
+    }
+
+    private static ExampleProcess.Result inspect(String uri) throws Exception {
+        return ExampleProcess.run(InspectS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
+                "AWS_SECRET_ACCESS_KEY", SECRET_KEY, "AWS_REGION", "us-east-1"), uri, endpoint);
+    }
+
+    @Test
+    void aHeaderThatFitsThePrefixCostsOneGet() throws Exception {
+        ExampleProcess.Result r = inspect("s3://models/sample.safetensors");
+        assertEquals(0, r.exitCode(), r.stderr());
+        assertTrue(r.stdout().startsWith("s3://models/sample.safetensors: 4 tensors, header 368 bytes"), r.stdout());
+        assertTrue(r.stdout().contains("layer0.attn.weight") && r.stdout().contains("metadata format = pt"),
+                r.stdout());
+        assertTrue(r.stdout().contains("cost: 1 request, 482 bytes"), "the whole 482-byte object in one GET: "
+                + r.stdout());
+    }
+
+    @Test
+    void aLargerHeaderCostsExactlyOneMoreGet() throws Exception {
+        ExampleProcess.Result r = inspect("s3://models/large-header.safetensors");
+        assertEquals(0, r.exitCode(), r.stderr());
+        assertTrue(r.stdout().contains("3000 tensors"), r.stdout());
+        long headerEnd = largeHeaderFileSize - 3000 * 8;
+        assertTrue(r.stdout().contains("cost: 2 requests, " + headerEnd + " bytes"),
+                "the prefix, then exactly the rest of the header: " + r.stdout());
+    }
+
+    @Test
+    void aMissingObjectIsNamedInTheError() throws Exception {
+        ExampleProcess.Result r = inspect("s3://models/absent.safetensors");
+        assertEquals(1, r.exitCode(), r.stdout());
+        assertTrue(r.stderr().contains("java.nio.file.NoSuchFileException: s3://models/absent.safetensors"),
+                r.stderr());
+    }
+
+    @Test
+    void wrongKeysAreRefusedByTheServer() throws Exception {
+        ExampleProcess.Result r = ExampleProcess.run(InspectS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
+                "AWS_SECRET_ACCESS_KEY", "not-the-secret", "AWS_REGION", "us-east-1"),
+                "s3://models/sample.safetensors", endpoint);
+        assertEquals(1, r.exitCode(), r.stdout());
+        assertTrue(r.stderr().contains("AccessDeniedException") || r.stderr().contains("403"), r.stderr());
+        assertTrue(!r.stderr().contains("not-the-secret"), "the secret never reaches a message: " + r.stderr());
+    }
+}
