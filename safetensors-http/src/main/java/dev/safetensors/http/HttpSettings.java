@@ -15,7 +15,9 @@ import java.util.Objects;
  *       port), never after a redirect has left that origin, and never over plain {@code http} to a host other than
  *       a loopback address. It is never part of {@link #toString()} nor of any message.</li>
  *   <li>The connect timeout bounds opening a connection; the request timeout bounds the wait for a response's
- *       status and headers. Bodies are then read as they arrive.</li>
+ *       status and headers; the read timeout bounds each wait for more body bytes, so a server that stalls
+ *       mid-body cannot hold a read forever ({@code java.net.http}'s own timeout ends when the headers arrive).
+ *       Time the caller spends between reads does not count.</li>
  *   <li>Connection failures, timeouts, 429 and 5xx answers are retried up to {@link #maxRetries()} times with
  *       jittered exponential backoff between {@link #backoffBase()} and {@link #backoffMax()}; a
  *       {@code Retry-After} is honoured when it is not longer than {@code backoffMax}, otherwise the answer is final.</li>
@@ -31,6 +33,7 @@ public final class HttpSettings {
     private final String token;
     private final Duration connectTimeout;
     private final Duration requestTimeout;
+    private final Duration readTimeout;
     private final int maxRetries;
     private final Duration backoffBase;
     private final Duration backoffMax;
@@ -40,6 +43,7 @@ public final class HttpSettings {
         this.token = b.token;
         this.connectTimeout = b.connectTimeout;
         this.requestTimeout = b.requestTimeout;
+        this.readTimeout = b.readTimeout;
         this.maxRetries = b.maxRetries;
         this.backoffBase = b.backoffBase;
         this.backoffMax = b.backoffMax;
@@ -62,7 +66,7 @@ public final class HttpSettings {
         return b.build();
     }
 
-    /** @return a builder with the defaults: public Hub, no token, 10 s connect, 30 s request, 4 retries */
+    /** @return a builder with the defaults: public Hub, no token, 10 s connect, 30 s request, 30 s read, 4 retries */
     public static Builder builder() {
         return new Builder();
     }
@@ -74,6 +78,7 @@ public final class HttpSettings {
         b.token = token;
         b.connectTimeout = connectTimeout;
         b.requestTimeout = requestTimeout;
+        b.readTimeout = readTimeout;
         b.maxRetries = maxRetries;
         b.backoffBase = backoffBase;
         b.backoffMax = backoffMax;
@@ -104,6 +109,11 @@ public final class HttpSettings {
         return requestTimeout;
     }
 
+    /** @return the longest wait for more body bytes while a read is blocked */
+    public Duration readTimeout() {
+        return readTimeout;
+    }
+
     /** @return how many times a failed request is retried */
     public int maxRetries() {
         return maxRetries;
@@ -123,7 +133,8 @@ public final class HttpSettings {
     public String toString() {
         return "HttpSettings[hubEndpoint=" + hubEndpoint + ", token=" + (token == null ? "none" : "set")
                 + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout
-                + ", maxRetries=" + maxRetries + ", backoff=" + backoffBase + ".." + backoffMax + "]";
+                + ", readTimeout=" + readTimeout + ", maxRetries=" + maxRetries
+                + ", backoff=" + backoffBase + ".." + backoffMax + "]";
     }
 
     /** Builds {@link HttpSettings}; each setter validates its argument. Not thread-safe. */
@@ -132,6 +143,7 @@ public final class HttpSettings {
         private String token;
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration requestTimeout = Duration.ofSeconds(30);
+        private Duration readTimeout = Duration.ofSeconds(30);
         private int maxRetries = 4;
         private Duration backoffBase = Duration.ofMillis(250);
         private Duration backoffMax = Duration.ofSeconds(20);
@@ -186,6 +198,15 @@ public final class HttpSettings {
          */
         public Builder requestTimeout(Duration timeout) {
             this.requestTimeout = positive(timeout, "requestTimeout");
+            return this;
+        }
+
+        /**
+         * @param timeout the longest wait for more body bytes while a read is blocked, positive
+         * @return this builder
+         */
+        public Builder readTimeout(Duration timeout) {
+            this.readTimeout = positive(timeout, "readTimeout");
             return this;
         }
 

@@ -218,7 +218,7 @@ public final class HttpSource implements RandomAccessSource {
         PinnedIdentity before = pinned.get();
         String range = "bytes=" + position + "-" + (position + length - 1);
         FinalResponse answer = transport.get(name, target(before), range, before.etag());
-        InputStream body = answer.response().body();
+        InputStream body = answer.body();
         boolean handedOver = false;
         try {
             VerifiedRangeChannel channel = verify(answer, body, position, length, range, before);

@@ -75,9 +75,9 @@ final class HttpTransport {
             commit = commit != null ? commit : response.headers().firstValue("X-Repo-Commit").orElse(null);
             linkedEtag = linkedEtag != null ? linkedEtag : response.headers().firstValue("X-Linked-Etag").orElse(null);
             if (!isRedirect(response.statusCode())) {
-                return new FinalResponse(response, url, sent.attempts(), commit, linkedEtag);
+                return new FinalResponse(response, sent.body(), url, sent.attempts(), commit, linkedEtag);
             }
-            finishRedirectBody(response.body());
+            finishRedirectBody(sent.body());
             URI next = location(name, url, response);
             if (redirects == MAX_REDIRECTS) {
                 throw new IOException(name + ": more than " + MAX_REDIRECTS + " redirects, the last one to "
@@ -145,7 +145,8 @@ final class HttpTransport {
         for (int attempt = 1; ; attempt++) {
             HttpResponse<InputStream> response;
             try {
-                response = client.send(request, StreamingBodyHandler.INSTANCE);
+                // Every body is streamed, so that closing it early aborts the exchange instead of draining it.
+                response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 throw new InterruptedIOException(name + ": interrupted during " + where);
@@ -157,6 +158,7 @@ final class HttpTransport {
                 pause(name, where, attempt, retries.delay(attempt, null, Instant.now()).orElseThrow(), e.toString());
                 continue;
             }
+            InputStream body = new IdleTimeoutInputStream(response.body(), name, settings.readTimeout());
             int status = response.statusCode();
             LOG.log(System.Logger.Level.DEBUG, () -> where + " Range: " + range + " -> " + status + ", "
                     + declaredBytes(response));
@@ -164,17 +166,17 @@ final class HttpTransport {
                 Optional<Duration> wait = retries.delay(attempt,
                         response.headers().firstValue("Retry-After").orElse(null), Instant.now());
                 if (wait.isPresent()) {
-                    discard(response.body());
+                    discard(body);
                     pause(name, where, attempt, wait.get(), "status " + status);
                     continue;
                 }
             }
-            return new Sent(response, attempt);
+            return new Sent(response, body, attempt);
         }
     }
 
-    /** One hop's answer and the attempts it took. */
-    private record Sent(HttpResponse<InputStream> response, int attempts) {
+    /** One hop's answer, its body under the read timeout, and the attempts it took. */
+    private record Sent(HttpResponse<InputStream> response, InputStream body, int attempts) {
     }
 
     private static void pause(String name, String where, int attempt, Duration wait, String why)

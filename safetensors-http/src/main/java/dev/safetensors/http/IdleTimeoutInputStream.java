@@ -1,0 +1,134 @@
+package dev.safetensors.http;
+
+import java.io.FilterInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.http.HttpTimeoutException;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A response body whose blocked reads give up after the read timeout. {@code java.net.http}'s request timeout ends
+ * when the status and headers arrive, and a body stream's {@code read} then waits as long as the server stalls. Here
+ * a watchdog closes the body once a read has waited longer than the timeout; closing wakes the blocked read, which
+ * then throws {@link HttpTimeoutException} naming the source. Only time spent blocked in {@code read} counts: a
+ * caller that pauses between reads is not timed out.
+ *
+ * <p>The watchdog is one task at a time per stream, on the JDK's shared delay scheduler
+ * ({@link CompletableFuture#delayedExecutor}); it is armed by a read that finds none pending and lapses when it
+ * fires outside a read, so an abandoned stream holds nothing. Reads are meant for one thread; {@code close} may come
+ * from any thread.
+ */
+final class IdleTimeoutInputStream extends FilterInputStream {
+    private final String name;
+    private final long timeoutNanos;
+    private final Object lock = new Object();
+    private boolean inRead;
+    private long readStartedAt;
+    private boolean armed;
+    private boolean closed;
+    private volatile boolean timedOut;
+
+    /**
+     * @param body    the response body
+     * @param name    the source name, for the message
+     * @param timeout the longest a read may wait for bytes
+     */
+    IdleTimeoutInputStream(InputStream body, String name, Duration timeout) {
+        super(body);
+        this.name = name;
+        this.timeoutNanos = timeout.toNanos();
+    }
+
+    @Override
+    public int read() throws IOException {
+        return (int) guarded(super::read);
+    }
+
+    @Override
+    public int read(byte[] b, int off, int len) throws IOException {
+        return (int) guarded(() -> super.read(b, off, len));
+    }
+
+    @Override
+    public long skip(long n) throws IOException {
+        return guarded(() -> super.skip(n));
+    }
+
+    @Override
+    public void close() throws IOException {
+        synchronized (lock) {
+            closed = true;
+        }
+        super.close();
+    }
+
+    private void begin() throws IOException {
+        if (timedOut) {
+            throw timeout();
+        }
+        synchronized (lock) {
+            inRead = true;
+            readStartedAt = System.nanoTime();
+            if (!armed && !closed) {
+                armed = true;
+                schedule(timeoutNanos);
+            }
+        }
+    }
+
+    private void end() {
+        synchronized (lock) {
+            inRead = false;
+        }
+    }
+
+    private void schedule(long delayNanos) {
+        CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(this::check);
+    }
+
+    /** The watchdog: closes the body if the current read has waited too long, else waits for what is left. */
+    private void check() {
+        synchronized (lock) {
+            if (closed || !inRead) {
+                armed = false;
+                return;
+            }
+            long left = readStartedAt + timeoutNanos - System.nanoTime();
+            if (left > 0) {
+                schedule(left);
+                return;
+            }
+            armed = false;
+            timedOut = true;
+        }
+        HttpTransport.discard(in);
+    }
+
+    /** One blocking call on the body. */
+    private interface BodyCall {
+        long run() throws IOException;
+    }
+
+    /** Runs a read with the watchdog armed; once timed out, the answer is the timeout, whatever the read did. */
+    private long guarded(BodyCall call) throws IOException {
+        begin();
+        try {
+            long n = call.run();
+            if (timedOut) {
+                throw timeout();
+            }
+            return n;
+        } catch (IOException e) {
+            throw timedOut ? timeout() : e;
+        } finally {
+            end();
+        }
+    }
+
+    private HttpTimeoutException timeout() {
+        return new HttpTimeoutException(name + ": no body bytes arrived for " + Duration.ofNanos(timeoutNanos).toMillis()
+                + " ms; gave up on the response");
+    }
+}

@@ -1,0 +1,105 @@
+package dev.safetensors.http;
+
+import dev.safetensors.RandomAccessSource;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.http.HttpTimeoutException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.nio.file.NoSuchFileException;
+import java.time.Duration;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A server that stalls after the response head can no longer hold a read: {@code java.net.http}'s request timeout
+ * ends with the headers, so the read timeout ({@link HttpSettings#readTimeout()}) bounds every wait for body bytes,
+ * of ranged answers, redirects and errors alike. Each test would block until the server closed without it; the
+ * preemptive limits are 50 times the 200 ms read timeout.
+ */
+class ReadTimeoutTest {
+    private static final Duration READ_TIMEOUT = Duration.ofMillis(200);
+    private static final Duration LIMIT = Duration.ofSeconds(10);
+    private static final byte[] OBJECT = new byte[1000];
+    private static StallingServer server;
+    private static HttpSourceProvider provider;
+
+    @BeforeAll
+    static void start() throws IOException {
+        for (int i = 0; i < OBJECT.length; i++) {
+            OBJECT[i] = (byte) (i * 7);
+        }
+        server = new StallingServer(OBJECT);
+        provider = new HttpSourceProvider(HttpSettings.builder().readTimeout(READ_TIMEOUT).maxRetries(0).build());
+    }
+
+    @AfterAll
+    static void stop() throws IOException {
+        server.close();
+    }
+
+    @Test
+    void aBodyThatStallsMidwayTimesOutNamingTheSource() throws Exception {
+        try (RandomAccessSource s = provider.open(server.url("/stall-206"))) {
+            HttpTimeoutException e = assertTimeoutPreemptively(LIMIT,
+                    () -> assertThrows(HttpTimeoutException.class, () -> s.read(0, ByteBuffer.allocate(100))));
+            assertTrue(e.getMessage().startsWith(server.url("/stall-206") + ": no body bytes arrived for 200 ms"),
+                    e.getMessage());
+            assertEquals(10, s.statistics().bytesRead(), "the bytes that did arrive are counted");
+        }
+    }
+
+    @Test
+    void aRedirectWhoseBodyNeverComesIsStillFollowed() throws Exception {
+        try (RandomAccessSource s = provider.open(server.url("/stall-redirect"))) {
+            ByteBuffer dst = ByteBuffer.allocate(100);
+            int n = assertTimeoutPreemptively(LIMIT, () -> s.read(0, dst));
+            assertEquals(100, n);
+            byte[] expected = new byte[100];
+            System.arraycopy(OBJECT, 0, expected, 0, 100);
+            assertArrayEquals(expected, dst.array(), "the redirect's body was given up on, its Location followed");
+        }
+    }
+
+    @Test
+    void anErrorWhoseBodyNeverComesFailsAtOnce() throws Exception {
+        try (RandomAccessSource s = provider.open(server.url("/stall-404"))) {
+            assertTimeoutPreemptively(LIMIT,
+                    () -> assertThrows(NoSuchFileException.class, () -> s.read(0, ByteBuffer.allocate(100))));
+        }
+    }
+
+    @Test
+    void aSlowBodyThatKeepsComingIsNotTimedOut() throws Exception {
+        try (RandomAccessSource s = provider.open(server.url("/trickle"))) {
+            ByteBuffer dst = ByteBuffer.allocate(100);
+            assertEquals(100, assertTimeoutPreemptively(LIMIT, () -> s.read(0, dst)),
+                    "100 bytes over 2 s, 20 ms apart: slower in all than the read timeout, never idle that long");
+        }
+    }
+
+    @Test
+    void timeTheCallerSpendsBetweenReadsDoesNotCount() throws Exception {
+        try (RandomAccessSource s = provider.open(server.url("/file"));
+             ReadableByteChannel range = s.openRange(0, 100)) {
+            ByteBuffer dst = ByteBuffer.allocate(100);
+            dst.limit(10);
+            while (dst.hasRemaining()) {
+                range.read(dst);
+            }
+            Thread.sleep(READ_TIMEOUT.toMillis() * 3);
+            dst.limit(100);
+            while (dst.hasRemaining()) {
+                assertTrue(range.read(dst) >= 0);
+            }
+            assertEquals(-1, range.read(ByteBuffer.allocate(1)), "exactly the promised bytes, then the end");
+        }
+    }
+}
