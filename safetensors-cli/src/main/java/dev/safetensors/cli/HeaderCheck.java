@@ -106,8 +106,10 @@ final class HeaderCheck implements FileCheck {
         result.cost(source.statistics()).attributes(source.attributes());
         if (result.failed()) {
             try {
-                // a local file, or a remote one after a read, knows its size without another request
-                if (source instanceof FileSource || source.statistics().requests() > 0) {
+                // A local file knows its size without a request; a remote one only after a read that succeeded,
+                // which a verdict on the content (a failed check) proves. After a failed read (404, 412, a range
+                // not honoured) size() would cost one more request, uncounted and likely failing the same way.
+                if (source instanceof FileSource || result.failedOnContent()) {
                     result.fileBytes(source.size());
                 }
             } catch (IOException | RuntimeException e) {

@@ -246,6 +246,11 @@ final class SourceResult {
             return failure != null;
         }
 
+        /** @return whether the recorded failure is a verdict on the content: a check failed, so the header was read */
+        boolean failedOnContent() {
+            return failure != null && failure.check() != null;
+        }
+
         /** @return the verdict so far */
         Status status() {
             return failure == null ? Status.VALID : failure.status();

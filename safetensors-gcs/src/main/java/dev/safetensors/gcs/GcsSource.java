@@ -170,17 +170,13 @@ public final class GcsSource implements RandomAccessSource {
             if (e.getCode() <= 0) {
                 throw new IOException(name + ": metadata request failed: " + e.getMessage(), e);
             }
-            IOException failure = StatusFailures.of(name, e.getCode(), SourceNames.clip(
-                    String.valueOf(e.getMessage())), generation, learned);
-            if (failure.getCause() == null) {
-                failure.initCause(e);
-            }
-            throw failure;
+            throw StatusFailures.of(name, e.getCode(), SourceNames.clip(String.valueOf(e.getMessage())), generation,
+                    learned, e);
         }
         LOG.log(System.Logger.Level.DEBUG, () -> "GET metadata " + name + " -> "
                 + (blob == null ? "404" : "200 size " + blob.getSize() + " generation " + blob.getGeneration()));
         if (blob == null) {
-            throw StatusFailures.of(name, 404, "", generation, learned);
+            throw StatusFailures.of(name, 404, "", generation, learned, null);
         }
         ResponseChecks.refuseTranscoding(name, "contentEncoding", blob.getContentEncoding());
         if (blob.getSize() == null || blob.getGeneration() == null) {

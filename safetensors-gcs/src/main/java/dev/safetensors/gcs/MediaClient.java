@@ -92,7 +92,7 @@ final class MediaClient {
                 RangeResponse.disconnect(response);
                 return null;
             }
-            IOException failure = StatusFailures.of(name, status, serverMessage(response), generation, learned);
+            IOException failure = StatusFailures.of(name, status, serverMessage(response), generation, learned, null);
             if (!RetryPolicy.isRetryableStatus(status)) {
                 throw failure;
             }

@@ -22,28 +22,39 @@ final class StatusFailures {
      * @param generation       the generation the request asked for, or -1
      * @param learned          whether that generation was learned from an earlier response: a 404 then means the
      *                         object was deleted or replaced while being read
+     * @param cause            the client's exception that reported the status, or {@code null}
      */
-    static IOException of(String name, int status, String serverMessage, long generation, boolean learned) {
+    static IOException of(String name, int status, String serverMessage, long generation, boolean learned,
+                          Throwable cause) {
         String said = serverMessage.isEmpty() ? "" : " (server said: " + serverMessage + ")";
         switch (status) {
             case 404:
-                NoSuchFileException missing = new NoSuchFileException(name, null, "no such object or bucket" + said);
+                NoSuchFileException missing = withCause(
+                        new NoSuchFileException(name, null, "no such object or bucket" + said), cause);
                 if (learned) {
                     return new SourceChangedException(name, "generation " + generation
                             + " was read before but is gone now (404)", missing);
                 }
                 return missing;
             case 401:
-                return new AccessDeniedException(name, null, "HTTP 401: the request carried no valid credentials;"
-                        + " check application default credentials or the Storage passed in" + said);
+                return withCause(new AccessDeniedException(name, null, "HTTP 401: the request carried no valid"
+                        + " credentials; check application default credentials or the Storage passed in" + said), cause);
             case 403:
-                return new AccessDeniedException(name, null, "HTTP 403: the credentials in use may not read this"
-                        + " object (storage.objects.get is needed)" + said);
+                return withCause(new AccessDeniedException(name, null, "HTTP 403: the credentials in use may not read"
+                        + " this object (storage.objects.get is needed)" + said), cause);
             case 412:
                 return new SourceChangedException(name, "generation " + generation
-                        + " is no longer the live object (HTTP 412 precondition failed)" + said);
+                        + " is no longer the live object (HTTP 412 precondition failed)" + said, cause);
             default:
-                return new IOException(name + ": the storage answered HTTP " + status + said);
+                return new IOException(name + ": the storage answered HTTP " + status + said, cause);
         }
+    }
+
+    /** The file system exceptions have no constructor taking a cause, and none set yet, so it can be added. */
+    private static <T extends IOException> T withCause(T failure, Throwable cause) {
+        if (cause != null) {
+            failure.initCause(cause);
+        }
+        return failure;
     }
 }

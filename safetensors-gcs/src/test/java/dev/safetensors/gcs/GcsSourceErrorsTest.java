@@ -1,6 +1,9 @@
 package dev.safetensors.gcs;
 
 import com.google.cloud.storage.BlobId;
+import com.google.cloud.storage.StorageException;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -82,6 +85,16 @@ class GcsSourceErrorsTest {
         AccessDeniedException e = assertThrows(AccessDeniedException.class,
                 () -> source(1).read(0, ByteBuffer.allocate(8)));
         assertTrue(e.getMessage().contains("HTTP 401"), e.getMessage());
+    }
+
+    @Test
+    void aStaleGenerationOnAMetadataRequestIsSourceChanged() {
+        answer(412, "At least one of the pre-conditions you specified did not hold.");
+        GcsSource pinned = GcsSource.open(server.storage(1), BlobId.of("b", "dir/m.safetensors", 41L));
+        SourceChangedException e = assertThrows(SourceChangedException.class, pinned::size);
+        assertEquals(ErrorCode.SOURCE_CHANGED, e.code());
+        assertTrue(e.getMessage().contains("generation 41"), e.getMessage());
+        assertTrue(e.getCause() instanceof StorageException, "the client's report is kept as the cause");
     }
 
     @Test
