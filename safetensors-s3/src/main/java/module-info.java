@@ -15,6 +15,7 @@ module dev.safetensors.s3 {
     requires software.amazon.awssdk.core;
     requires software.amazon.awssdk.http;
     requires software.amazon.awssdk.http.urlconnection;
+    requires software.amazon.awssdk.metrics;
 
     exports dev.safetensors.s3;
 

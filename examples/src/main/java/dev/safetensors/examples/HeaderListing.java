@@ -28,13 +28,15 @@ final class HeaderListing {
     }
 
     /**
-     * Prints how many requests and bytes the source has cost so far, and the identity it pinned (ETag, version,
-     * generation or commit), which every later read of the same source is checked against.
+     * Prints how many requests and bytes the source has cost so far (and the HTTP exchanges, when redirects or
+     * retries made them more), and the identity it pinned (ETag, version, generation or commit), which every later
+     * read of the same source is checked against.
      */
     static void printCost(RandomAccessSource source) {
         SourceStatistics cost = source.statistics();
         System.out.println("  cost: " + cost.requests() + (cost.requests() == 1 ? " request, " : " requests, ")
-                + cost.bytesRead() + " bytes");
+                + cost.bytesRead() + " bytes"
+                + (cost.exchanges() > cost.requests() ? ", " + cost.exchanges() + " HTTP exchanges" : ""));
         Map<String, String> identity = new TreeMap<>(source.attributes());
         if (!identity.isEmpty()) {
             System.out.println("  pinned: " + identity);

@@ -76,6 +76,7 @@ final class JsonFormatter {
             g.writeEndObject();
             g.writeNumberProperty("requests", r.cost().requests());
             g.writeNumberProperty("bytes_read", r.cost().bytesRead());
+            g.writeNumberProperty("exchanges", r.cost().exchanges());
             strings(g, "attributes", r.attributes());
             r.checkpoint().ifPresent(c -> g.writeStringProperty("checkpoint", c));
             if (r.kind() == SourceResult.Kind.CHECKPOINT && r.shardCount() >= 0) {

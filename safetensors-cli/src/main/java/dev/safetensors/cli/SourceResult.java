@@ -112,7 +112,7 @@ final class SourceResult {
         return checks;
     }
 
-    /** @return the read requests made and bytes fetched for this result */
+    /** @return the read requests made, bytes fetched and HTTP exchanges sent for this result */
     SourceStatistics cost() {
         return cost;
     }
@@ -205,9 +205,9 @@ final class SourceResult {
             return this;
         }
 
-        /** Adds to the requests and bytes counted so far. */
+        /** Adds to the requests, bytes and exchanges counted so far. */
         Builder cost(SourceStatistics more) {
-            cost = new SourceStatistics(cost.requests() + more.requests(), cost.bytesRead() + more.bytesRead());
+            cost = cost.plus(more);
             return this;
         }
 

@@ -134,8 +134,12 @@ final class TextFormatter {
         return Sanitized.line(f.message(), 1000) + " [" + f.code() + "]";
     }
 
+    /** Exchanges are shown only when redirects or retries made them more than the reads. */
     private static String cost(SourceStatistics s) {
-        return Readable.plural(s.requests(), "read request") + ", " + Readable.bytes(s.bytesRead()) + " read";
+        String exchanges = s.exchanges() > s.requests() ? " (" + Readable.plural(s.exchanges(), "HTTP exchange") + ")"
+                : "";
+        return Readable.plural(s.requests(), "read request") + exchanges + ", " + Readable.bytes(s.bytesRead())
+                + " read";
     }
 
     private static String name(SourceResult r) {

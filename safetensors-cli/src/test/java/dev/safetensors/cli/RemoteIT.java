@@ -95,8 +95,13 @@ class RemoteIT {
         assertEquals(48 + 16 + 8, aggregate.get("payload_bytes").asLong());
         assertEquals("{\"index\":\"pass\",\"shards\":\"pass\",\"consistency\":\"pass\"}",
                 aggregate.get("checks").toString());
+        assertEquals(2, lines.get(0).get("exchanges").asInt(), "a shard read: the Hub's 302, the CDN's 206");
+        assertEquals(4, aggregate.get("requests").asInt(), "the probe, the index, one read per shard");
+        assertEquals(1 + 2 + 2 + 2, aggregate.get("exchanges").asInt(),
+                "the probe's 404 is answered by the Hub; every other read is redirected to the CDN");
 
         Cli.Run text = Cli.run(env, "inspect", "hf://acme/sharded@main").exits(0);
+        assertTrue(text.out().contains("cost        4 read requests (7 HTTP exchanges), "), text.describe());
         assertTrue(text.out().contains("hf://acme/sharded@main  (sharded checkpoint)"), text.describe());
         assertTrue(text.out().contains("repository  acme/sharded"), text.describe());
         assertTrue(text.out().contains("revision    " + FakeHub.COMMIT), text.describe());
@@ -112,6 +117,7 @@ class RemoteIT {
         assertEquals("file", r.get("kind").asString());
         assertEquals("acme/single", r.get("attributes").get("repository").asString());
         assertEquals(2, r.get("requests").asInt(), "the lookup probe and the header read");
+        assertEquals(4, r.get("exchanges").asInt(), "each of them redirected to the CDN");
     }
 
     @Test

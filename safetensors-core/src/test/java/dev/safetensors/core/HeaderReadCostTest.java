@@ -25,7 +25,7 @@ class HeaderReadCostTest {
         Files.write(file, bytes);
         try (FileSource s = FileSource.open(file)) {
             Safetensors.readHeader(s);
-            assertEquals(new SourceStatistics(1, 128 * 1024), s.statistics());
+            assertEquals(new SourceStatistics(1, 128 * 1024, 0), s.statistics());
         }
     }
 
@@ -36,7 +36,7 @@ class HeaderReadCostTest {
         Files.write(file, bytes);
         try (FileSource s = FileSource.open(file)) {
             Safetensors.readHeader(s);
-            assertEquals(new SourceStatistics(1, bytes.length), s.statistics());
+            assertEquals(new SourceStatistics(1, bytes.length, 0), s.statistics());
         }
     }
 
@@ -79,7 +79,7 @@ class HeaderReadCostTest {
         try (FileSource s = FileSource.open(file)) {
             SafetensorsHeader h = Safetensors.readHeader(s);
             assertEquals(elements * 4, h.tensors().get(0).byteLength());
-            assertEquals(new SourceStatistics(1, 128 * 1024), s.statistics());
+            assertEquals(new SourceStatistics(1, 128 * 1024, 0), s.statistics());
         }
     }
 }

@@ -159,6 +159,8 @@ public final class GcsSource implements RandomAccessSource {
         Storage.BlobGetOption fields = Storage.BlobGetOption.fields(Storage.BlobField.SIZE,
                 Storage.BlobField.GENERATION, Storage.BlobField.CONTENT_ENCODING, Storage.BlobField.ETAG);
         counter.request();
+        // one exchange as far as this backend can see: retries inside the Storage client are its own
+        counter.exchange();
         Blob blob;
         try {
             blob = generation >= 0

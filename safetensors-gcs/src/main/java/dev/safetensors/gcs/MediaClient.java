@@ -68,9 +68,10 @@ final class MediaClient {
         String url = MediaUrl.of(host, uri, generation);
         String range = "bytes=" + position + "-" + (position + length - 1);
         long started = System.nanoTime();
+        counter.request();
         for (int attempt = 1; ; attempt++) {
             int tried = attempt;
-            counter.request();
+            counter.exchange();
             HttpResponse response;
             try {
                 response = execute(url, range);

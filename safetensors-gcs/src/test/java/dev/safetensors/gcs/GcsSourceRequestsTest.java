@@ -80,7 +80,7 @@ class GcsSourceRequestsTest {
             byte[] header = readHeaderLikeTheReader(s);
             assertArrayEquals(Arrays.copyOf(c, 1_008), header);
             assertEquals(1_000_000, s.size());
-            assertEquals(new SourceStatistics(1, PREFETCH), s.statistics());
+            assertEquals(new SourceStatistics(1, PREFETCH, 1), s.statistics());
         }
         assertEquals(List.of("bytes=0-131071"), server.ranges());
         assertEquals(List.of("/download/storage/v1/b/b/o/small.safetensors?alt=media"), server.urls());
@@ -94,7 +94,7 @@ class GcsSourceRequestsTest {
             ByteBuffer prefix = ByteBuffer.allocate(PREFETCH);
             assertEquals(5_000, s.read(0, prefix));
             assertEquals(-1, s.read(5_000, ByteBuffer.allocate(10)), "at the known size: no request");
-            assertEquals(new SourceStatistics(1, 5_000), s.statistics());
+            assertEquals(new SourceStatistics(1, 5_000, 1), s.statistics());
         }
         assertEquals(List.of("bytes=0-131071"), server.ranges());
     }
@@ -104,7 +104,7 @@ class GcsSourceRequestsTest {
         FakeGcsObjects.put("b", "short.safetensors", safetensorsLike(64, 10), GENERATION);
         try (GcsSource s = GcsSource.open(storage, BlobId.of("b", "short.safetensors"))) {
             assertEquals(-1, s.read(1_000, ByteBuffer.allocate(8)));
-            assertEquals(new SourceStatistics(1, 0), s.statistics());
+            assertEquals(new SourceStatistics(1, 0, 1), s.statistics());
         }
         assertEquals(List.of("bytes=1000-1007"), server.ranges());
     }
@@ -117,7 +117,7 @@ class GcsSourceRequestsTest {
         try (GcsSource s = GcsSource.open(storage, BlobId.of("b", "large.safetensors"))) {
             byte[] header = readHeaderLikeTheReader(s);
             assertArrayEquals(Arrays.copyOf(c, 8 + headerLength), header);
-            assertEquals(new SourceStatistics(2, 8 + headerLength), s.statistics());
+            assertEquals(new SourceStatistics(2, 8 + headerLength, 2), s.statistics());
         }
         assertEquals(List.of("bytes=0-131071", "bytes=131072-200007"), server.ranges());
         assertEquals("/download/storage/v1/b/b/o/large.safetensors?alt=media&generation=" + GENERATION
@@ -136,7 +136,7 @@ class GcsSourceRequestsTest {
             }
             assertEquals(250_000, all.position());
             assertArrayEquals(Arrays.copyOfRange(c, 1_000, 251_000), Arrays.copyOf(all.array(), 250_000));
-            assertEquals(new SourceStatistics(1, 250_000), s.statistics());
+            assertEquals(new SourceStatistics(1, 250_000, 1), s.statistics());
         }
         assertEquals(List.of("bytes=1000-250999"), server.ranges());
     }
@@ -176,7 +176,7 @@ class GcsSourceRequestsTest {
             assertEquals(1, s.statistics().requests());
             assertEquals(-1, s.read(777, ByteBuffer.allocate(1)));
             assertEquals(7, s.read(770, ByteBuffer.allocate(100)));
-            assertEquals(new SourceStatistics(2, 7), s.statistics());
+            assertEquals(new SourceStatistics(2, 7, 2), s.statistics());
         }
         List<String> urls = server.urls();
         assertEquals(2, urls.size(), urls.toString());

@@ -217,7 +217,7 @@ public final class HttpSource implements RandomAccessSource {
         counter.request();
         PinnedIdentity before = pinned.get();
         String range = "bytes=" + position + "-" + (position + length - 1);
-        FinalResponse answer = transport.get(name, target(before), range, before.etag());
+        FinalResponse answer = transport.get(name, target(before), range, before.etag(), counter);
         InputStream body = answer.body();
         boolean handedOver = false;
         try {

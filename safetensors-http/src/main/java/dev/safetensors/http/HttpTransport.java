@@ -1,6 +1,7 @@
 package dev.safetensors.http;
 
 import dev.safetensors.spi.ContentRange;
+import dev.safetensors.spi.RequestCounter;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
@@ -53,14 +54,16 @@ final class HttpTransport {
     }
 
     /**
-     * @param name  the source name, for messages
-     * @param start the first URL
-     * @param range the {@code Range} value, or {@code null}
-     * @param pin   the pinned ETag, sent as {@code If-Match} to its own origin only; or {@code null}
+     * @param name    the source name, for messages
+     * @param start   the first URL
+     * @param range   the {@code Range} value, or {@code null}
+     * @param pin     the pinned ETag, sent as {@code If-Match} to its own origin only; or {@code null}
+     * @param counter counts every HTTP request sent: each attempt of each hop
      * @return the final answer, whatever its status; the caller reads or closes its body
      * @throws IOException if a hop fails after its retries, or the redirects are malformed, looping or too many
      */
-    FinalResponse get(String name, URI start, String range, ETagPin pin) throws IOException {
+    FinalResponse get(String name, URI start, String range, ETagPin pin, RequestCounter counter)
+            throws IOException {
         URI url = start;
         Set<String> visited = new HashSet<>();
         visited.add(url.toString());
@@ -70,7 +73,7 @@ final class HttpTransport {
         for (int redirects = 0; ; redirects++) {
             leftHub |= !tokens.isHub(url);
             HttpRequest request = request(name, url, range, pin, leftHub);
-            Sent sent = sendWithRetries(name, request, range);
+            Sent sent = sendWithRetries(name, request, range, counter);
             HttpResponse<InputStream> response = sent.response();
             commit = commit != null ? commit : response.headers().firstValue("X-Repo-Commit").orElse(null);
             linkedEtag = linkedEtag != null ? linkedEtag : response.headers().firstValue("X-Linked-Etag").orElse(null);
@@ -140,10 +143,12 @@ final class HttpTransport {
         return b.build();
     }
 
-    private Sent sendWithRetries(String name, HttpRequest request, String range) throws IOException {
+    private Sent sendWithRetries(String name, HttpRequest request, String range, RequestCounter counter)
+            throws IOException {
         String where = "GET " + SourceNames.redact(request.uri());
         for (int attempt = 1; ; attempt++) {
             HttpResponse<InputStream> response;
+            counter.exchange();
             try {
                 // Every body is streamed, so that closing it early aborts the exchange instead of draining it.
                 response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());

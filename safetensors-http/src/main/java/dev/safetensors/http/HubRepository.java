@@ -70,8 +70,7 @@ public final class HubRepository {
         }
         try (HttpSource source = HttpSource.open(transport, repo.file(INDEX_FILE))) {
             byte[] index = readIndex(source);
-            SourceStatistics both = new SourceStatistics(single.requests() + source.statistics().requests(),
-                    single.bytesRead() + source.statistics().bytesRead());
+            SourceStatistics both = single.plus(source.statistics());
             return new HubCheckpoint(pinned(repo.file(INDEX_FILE), source), index, both);
         } catch (NoSuchFileException absent) {
             NoSuchFileException e = new NoSuchFileException(SourceNames.redact(repository), null, "repository "

@@ -56,7 +56,7 @@ class HubRepositoryTest {
         assertEquals("acme/single", c.repository());
         assertEquals(FakeHub.COMMIT, c.commit());
         assertEquals(URI.create("hf://acme/single/model.safetensors@" + FakeHub.COMMIT), c.file());
-        assertEquals(new SourceStatistics(1, 1), c.cost());
+        assertEquals(new SourceStatistics(1, 1, 2), c.cost(), "one read: the Hub's redirect, the CDN's 206");
         assertEquals("bytes=0-0", HUB.cdnRequests().get(0).getHeader("Range"));
     }
 
@@ -70,7 +70,8 @@ class HubRepositoryTest {
         assertTrue(c.isSharded());
         assertArrayEquals(index, c.index().orElseThrow());
         assertEquals(FakeHub.COMMIT, c.commit());
-        assertEquals(new SourceStatistics(2, index.length), c.cost(), "a 404, then one read of the whole index");
+        assertEquals(new SourceStatistics(2, index.length, 1 + 2), c.cost(),
+                "a 404 from the Hub, then one read of the whole index through a redirect");
 
         URI shardUri = c.resolve("model-00001-of-00001.safetensors");
         assertEquals(URI.create("hf://acme/sharded/model-00001-of-00001.safetensors@" + FakeHub.COMMIT), shardUri);
@@ -92,7 +93,7 @@ class HubRepositoryTest {
         HUB.publish("acme/bigindex", "model.safetensors.index.json", index);
         HubCheckpoint c = repositories.locate(URI.create("hf://acme/bigindex"));
         assertArrayEquals(index, c.index().orElseThrow());
-        assertEquals(new SourceStatistics(3, index.length), c.cost());
+        assertEquals(new SourceStatistics(3, index.length, 1 + 2 + 2), c.cost());
         assertEquals("bytes=" + HubRepository.FIRST_READ + "-" + (index.length - 1),
                 HUB.cdnRequests().get(HUB.cdnRequests().size() - 1).getHeader("Range"));
     }

@@ -148,7 +148,7 @@ class RangeFailureTest {
             assertEquals(-1, s.read(5000, ByteBuffer.allocate(10)));
             assertEquals(1000, s.size());
             assertEquals(-1, s.read(1000, ByteBuffer.allocate(10)));
-            assertEquals(new SourceStatistics(1, 0), s.statistics(), "the size was learned from the 416");
+            assertEquals(new SourceStatistics(1, 0, 1), s.statistics(), "the size was learned from the 416");
             assertThrows(EOFException.class, () -> s.openRange(990, 20));
         }
         assertEquals(1, SERVER.findAll(anyRequestedFor(anyUrl())).size());

@@ -4,6 +4,7 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import dev.safetensors.RandomAccessSource;
+import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -71,6 +72,7 @@ class RetryAndRedirectTest {
             long elapsedMillis = (System.nanoTime() - start) / 1_000_000;
             assertTrue(elapsedMillis >= 950, "Retry-After: 1 was honoured, waited " + elapsedMillis + " ms");
             assertEquals(1, s.statistics().requests(), "retries are part of one logical request");
+            assertEquals(2, s.statistics().exchanges(), "but each attempt is an exchange");
         }
         assertEquals(2, requests());
     }
@@ -147,6 +149,7 @@ class RetryAndRedirectTest {
         redirectChain(5);
         try (RandomAccessSource s = open("/r0")) {
             assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
+            assertEquals(new SourceStatistics(1, 10, 6), s.statistics(), "one read, five redirects and the answer");
         }
         assertEquals(6, requests());
     }

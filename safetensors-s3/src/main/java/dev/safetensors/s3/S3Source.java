@@ -59,6 +59,7 @@ public final class S3Source implements RandomAccessSource {
     private final String name;
     private final SdkFailureTranslator failures;
     private final RequestCounter counter = new RequestCounter();
+    private final AttemptCounter attempts = new AttemptCounter(counter);
     private final AtomicReference<ObjectIdentity> pinned = new AtomicReference<>();
     private volatile boolean open = true;
 
@@ -101,7 +102,8 @@ public final class S3Source implements RandomAccessSource {
         HeadObjectResponse response;
         try {
             response = client.headObject(HeadObjectRequest.builder()
-                    .bucket(location.bucket()).key(location.key()).versionId(location.versionId()).build());
+                    .bucket(location.bucket()).key(location.key()).versionId(location.versionId())
+                    .overrideConfiguration(c -> c.addMetricPublisher(attempts)).build());
         } catch (SdkException e) {
             throw failed(request, e);
         }
@@ -175,7 +177,8 @@ public final class S3Source implements RandomAccessSource {
         String request = "GET " + range;
         ObjectIdentity known = pinned.get();
         GetObjectRequest.Builder builder = GetObjectRequest.builder()
-                .bucket(location.bucket()).key(location.key()).versionId(location.versionId()).range(range);
+                .bucket(location.bucket()).key(location.key()).versionId(location.versionId()).range(range)
+                .overrideConfiguration(c -> c.addMetricPublisher(attempts));
         if (known != null) {
             builder.ifMatch(known.etag());
         }

@@ -44,7 +44,7 @@ class S3ProxyInspectionTest {
         try (RandomAccessSource source = provider.open(URI.create("s3://checkpoints/small-header.safetensors"))) {
             byte[] header = HeaderPrefixRead.header(source);
             assertArrayEquals(Arrays.copyOfRange(file, 8, 8 + headerBytes), header);
-            assertEquals(new SourceStatistics(1, HeaderPrefixRead.PREFETCH_BYTES), source.statistics());
+            assertEquals(new SourceStatistics(1, HeaderPrefixRead.PREFETCH_BYTES, 1), source.statistics());
             assertEquals(file.length, source.size());
 
             byte[] tensor = new byte[dataBytes];
@@ -55,7 +55,7 @@ class S3ProxyInspectionTest {
                 }
             }
             assertArrayEquals(Arrays.copyOfRange(file, 8 + headerBytes, file.length), tensor);
-            assertEquals(new SourceStatistics(2, HeaderPrefixRead.PREFETCH_BYTES + dataBytes), source.statistics());
+            assertEquals(new SourceStatistics(2, HeaderPrefixRead.PREFETCH_BYTES + dataBytes, 2), source.statistics());
             assertFalse(source.attributes().get("etag").isEmpty());
         }
     }
@@ -68,7 +68,7 @@ class S3ProxyInspectionTest {
         try (RandomAccessSource source = provider.open(URI.create("s3://checkpoints/large-header.safetensors"))) {
             byte[] header = HeaderPrefixRead.header(source);
             assertArrayEquals(Arrays.copyOfRange(file, 8, 8 + headerBytes), header);
-            assertEquals(new SourceStatistics(2, 8 + headerBytes), source.statistics());
+            assertEquals(new SourceStatistics(2, 8 + headerBytes, 2), source.statistics());
         }
     }
 

@@ -5,6 +5,7 @@ import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SourceChangedException;
+import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -245,6 +246,8 @@ class S3SourceMisbehaviourTest {
             assertEquals(content.length, source.read(0, dst));
             assertArrayEquals(content, dst.array());
             assertEquals(2, s3.requests().size(), "one 503, one retry");
+            assertEquals(new SourceStatistics(1, content.length, 2), source.statistics(),
+                    "one read, two HTTP requests: the SDK's retry is counted");
         }
     }
 
@@ -257,6 +260,8 @@ class S3SourceMisbehaviourTest {
             assertTrue(e.getMessage().contains("status 500 InternalError"), e.getMessage());
             int attempts = s3.requests().size();
             assertTrue(attempts > 1 && attempts <= 5, attempts + " attempts");
+            assertEquals(new SourceStatistics(1, 0, attempts), source.statistics(),
+                    "a call that failed still reports its attempts");
             assertNoCredentials(e);
         }
     }

@@ -55,7 +55,7 @@ class S3SourceRequestPatternTest {
             assertArrayEquals(Arrays.copyOfRange(prefix, 8, prefix.length), header);
             assertEquals(ONE_GIB, source.size(), "the size comes from the GET's Content-Range");
             assertEquals(List.of("GET bytes=0-131071"), describe(s3.requests()));
-            assertEquals(new SourceStatistics(1, 131_072), source.statistics());
+            assertEquals(new SourceStatistics(1, 131_072, 1), source.statistics());
         }
     }
 
@@ -70,7 +70,7 @@ class S3SourceRequestPatternTest {
             assertArrayEquals(Arrays.copyOfRange(prefix, 8, prefix.length), header);
             assertEquals(List.of("GET bytes=0-131071", "GET bytes=131072-2000007 If-Match " + ETAG),
                     describe(s3.requests()));
-            assertEquals(new SourceStatistics(2, 2_000_008), source.statistics());
+            assertEquals(new SourceStatistics(2, 2_000_008, 2), source.statistics());
         }
     }
 
