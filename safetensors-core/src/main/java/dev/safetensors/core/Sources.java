@@ -18,6 +18,10 @@ import java.util.ServiceLoader;
  * {@code safetensors-http} to an application is all it takes to open {@code s3://}, {@code gs://} or
  * {@code https://} sources.
  *
+ * <p>The providers are loaded once, on the first URI opened, and kept: each holds a client (an {@code S3Client}, a
+ * GCS {@code Storage}, an {@code HttpClient}) that all the sources it opens share, with their connections and
+ * credentials. Programs that need other client settings open sources through a provider they construct themselves.
+ *
  * <p>Thread-safe.
  */
 public final class Sources {
@@ -92,7 +96,17 @@ public final class Sources {
         }
     }
 
-    private static List<RandomAccessSourceProvider> providers() {
+    /** @return the installed providers, the same instances on every call */
+    static List<RandomAccessSourceProvider> providers() {
+        return Installed.PROVIDERS;
+    }
+
+    /** Loaded on first use: a provider per backend for the life of the class, so that each client is built once. */
+    private static final class Installed {
+        static final List<RandomAccessSourceProvider> PROVIDERS = load();
+    }
+
+    private static List<RandomAccessSourceProvider> load() {
         List<RandomAccessSourceProvider> list = new ArrayList<>();
         for (RandomAccessSourceProvider p : ServiceLoader.load(RandomAccessSourceProvider.class)) {
             list.add(p);
@@ -101,6 +115,6 @@ public final class Sources {
         if (!hasFile) {
             list.add(new FileSourceProvider());
         }
-        return list;
+        return List.copyOf(list);
     }
 }

@@ -1,6 +1,7 @@
 package dev.safetensors.core;
 
 import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -9,10 +10,13 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,6 +43,17 @@ class SourcesTest {
         IOException e = assertThrows(IOException.class, () -> Sources.open(URI.create("ftp://host/m.safetensors")));
         assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
         assertTrue(e.getMessage().contains("safetensors-s3"), e.getMessage());
+    }
+
+    @Test
+    void providersAreLoadedOnceSoTheirClientsAreShared() {
+        List<RandomAccessSourceProvider> first = Sources.providers();
+        List<RandomAccessSourceProvider> second = Sources.providers();
+        assertFalse(first.isEmpty());
+        assertTrue(first.stream().anyMatch(p -> p instanceof FileSourceProvider), first.toString());
+        for (int i = 0; i < first.size(); i++) {
+            assertSame(first.get(i), second.get(i), "a provider, and the client it holds, is built once");
+        }
     }
 
     @Test
