@@ -9,6 +9,7 @@ import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -35,6 +36,8 @@ import java.util.Set;
 public final class ShardIndex {
     /** The largest index accepted: 64 MiB, some hundred times the index of a 50,000-tensor checkpoint. */
     public static final int MAX_INDEX_BYTES = 64 * 1024 * 1024;
+    /** Bytes asked by the first read of an index: most indexes fit, and the answer tells the size of the rest. */
+    static final int FIRST_READ = 256 * 1024;
     private static final int MAX_DEPTH = 64;
 
     private final String source;
@@ -50,7 +53,9 @@ public final class ShardIndex {
     }
 
     /**
-     * Reads a whole index from a source, refusing one larger than {@link #MAX_INDEX_BYTES} before reading it.
+     * Reads a whole index from a source, refusing one larger than {@link #MAX_INDEX_BYTES} before reading past its
+     * first {@value #FIRST_READ} bytes. Most indexes fit that first read, so a remote index costs one request (the
+     * size comes with the answer); a larger one costs exactly one more, for the rest.
      *
      * @param source the index file
      * @return the parsed index
@@ -58,14 +63,20 @@ public final class ShardIndex {
      * @throws IOException            if it cannot be read
      */
     public static ShardIndex read(RandomAccessSource source) throws IOException {
+        ByteBuffer first = ByteBuffer.allocate(FIRST_READ);
+        int n = Math.max(0, source.read(0, first));
+        if (n < FIRST_READ) {
+            return parse(source.name(), Arrays.copyOf(first.array(), n));
+        }
         long size = source.size();
         if (size > MAX_INDEX_BYTES) {
             throw new InvalidHeaderException(ErrorCode.INVALID_INDEX, source.name(), "the index has " + size
                     + " bytes, more than the limit of " + MAX_INDEX_BYTES);
         }
-        byte[] bytes = new byte[(int) size];
-        source.readFully(0, ByteBuffer.wrap(bytes));
-        return parse(source.name(), bytes);
+        ByteBuffer all = ByteBuffer.allocate((int) size);
+        all.put(first.flip());
+        source.readFully(n, all);
+        return parse(source.name(), all.array());
     }
 
     /**
