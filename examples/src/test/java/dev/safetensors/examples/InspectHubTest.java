@@ -74,7 +74,7 @@ class InspectHubTest {
                         repo + "model.safetensors.index.json bytes=0-262143",
                         repo + "model-00001-of-00002.safetensors bytes=0-131071",
                         repo + "model-00002-of-00002.safetensors bytes=0-131071"), hub.requests(),
-                "model.safetensors is probed first with one byte (absent), then the index, then one ranged GET per shard");
+                "model.safetensors is probed first with one byte (absent), then the index, then one GET per shard");
     }
 
     @Test

@@ -1,13 +1,10 @@
 package dev.safetensors.examples;
 
 import org.eclipse.jetty.server.Handler;
-import org.eclipse.jetty.server.HttpConfiguration;
-import org.eclipse.jetty.server.HttpConnectionFactory;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;
-import org.eclipse.jetty.http.UriCompliance;
 import org.eclipse.jetty.util.Callback;
 
 import java.util.List;
@@ -19,10 +16,7 @@ final class LoopbackServer implements AutoCloseable {
     private final List<String> requests = new CopyOnWriteArrayList<>();
 
     LoopbackServer(Handler handler) throws Exception {
-        HttpConfiguration http = new HttpConfiguration();
-        // object names such as dir/a.safetensors reach the GCS stand-in as dir%2Fa.safetensors, as Cloud Storage expects
-        http.setUriCompliance(UriCompliance.UNSAFE);
-        ServerConnector connector = new ServerConnector(server, new HttpConnectionFactory(http));
+        ServerConnector connector = new ServerConnector(server);
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);

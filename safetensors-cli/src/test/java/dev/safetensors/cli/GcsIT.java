@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.fixtures.SafetensorsFixture;
+import dev.safetensors.gcs.testing.GcsStandIn;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -68,7 +69,7 @@ class GcsIT {
 
     @AfterAll
     static void stop() throws Exception {
-        gcs.stop();
+        gcs.close();
     }
 
     @BeforeEach

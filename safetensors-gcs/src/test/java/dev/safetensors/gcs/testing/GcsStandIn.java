@@ -1,4 +1,4 @@
-package dev.safetensors.cli;
+package dev.safetensors.gcs.testing;
 
 import org.eclipse.jetty.http.HttpHeader;
 import org.eclipse.jetty.http.UriCompliance;
@@ -32,8 +32,10 @@ import java.util.regex.Pattern;
  * unknown {@code generation}). Object metadata, {@code GET /storage/v1/b/BUCKET/o/OBJECT}, answers the object
  * resource as JSON. Jetty runs with {@link UriCompliance#UNSAFE} so that an object name's {@code /}, sent as
  * {@code %2F}, reaches the handler as it reaches Cloud Storage. Every request is recorded as it arrived.
+ *
+ * <p>Published in this module's test-jar for the command's and the examples' end-to-end tests. Thread-safe.
  */
-final class GcsStandIn {
+public final class GcsStandIn implements AutoCloseable {
     private static final Pattern PATH = Pattern.compile("(/download)?/storage/v1/b/([^/]+)/o/([^/]+)");
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-(\\d+)");
 
@@ -45,7 +47,7 @@ final class GcsStandIn {
     private final List<String> requests = new CopyOnWriteArrayList<>();
 
     /** @throws Exception if the server does not start */
-    GcsStandIn() throws Exception {
+    public GcsStandIn() throws Exception {
         HttpConfiguration http = new HttpConfiguration();
         http.setUriCompliance(UriCompliance.UNSAFE);
         http.setSendServerVersion(false);
@@ -74,12 +76,12 @@ final class GcsStandIn {
      * @param content    its bytes
      * @param generation its generation
      */
-    void put(String bucket, String object, byte[] content, long generation) {
+    public void put(String bucket, String object, byte[] content, long generation) {
         objects.put(bucket + "/" + object, new StoredObject(content.clone(), generation));
     }
 
     /** @return the value for {@code STORAGE_EMULATOR_HOST}: {@code 127.0.0.1:PORT} */
-    String hostAndPort() {
+    public String hostAndPort() {
         return "127.0.0.1:" + ((ServerConnector) server.getConnectors()[0]).getLocalPort();
     }
 
@@ -87,17 +89,22 @@ final class GcsStandIn {
      * @return every request so far, in arrival order, as {@code METHOD PATH[?QUERY][ Range: RANGE]} with path and
      *         query as sent, still percent-encoded
      */
-    List<String> requests() {
+    public List<String> requests() {
         return List.copyOf(requests);
     }
 
     /** Forgets the requests recorded so far. */
-    void forgetRequests() {
+    public void forgetRequests() {
         requests.clear();
     }
 
-    /** @throws Exception if the server does not stop */
-    void stop() throws Exception {
+    /**
+     * Stops the server.
+     *
+     * @throws Exception if it does not stop
+     */
+    @Override
+    public void close() throws Exception {
         server.stop();
     }
 
