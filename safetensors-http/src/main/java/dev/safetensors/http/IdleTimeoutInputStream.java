@@ -5,7 +5,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.net.http.HttpTimeoutException;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -15,10 +16,10 @@ import java.util.concurrent.TimeUnit;
  * then throws {@link HttpTimeoutException} naming the source. Only time spent blocked in {@code read} counts: a
  * caller that pauses between reads is not timed out.
  *
- * <p>The watchdog is one task at a time per stream, on the JDK's shared delay scheduler
- * ({@link CompletableFuture#delayedExecutor}); it is armed by a read that finds none pending and lapses when it
- * fires outside a read, so an abandoned stream holds nothing. Reads are meant for one thread; {@code close} may come
- * from any thread.
+ * <p>The watchdog is one task at a time per stream, on one daemon thread shared by all streams: armed by a read that
+ * finds none pending (not once per read, which at 64 KiB a read of a fast body would be thousands a second), lapsing
+ * when it fires outside a read, and cancelled, so removed at once, when the stream is closed: a closed or abandoned
+ * stream is not kept reachable by its timer. Reads are meant for one thread; {@code close} may come from any thread.
  */
 final class IdleTimeoutInputStream extends FilterInputStream {
     private final String name;
@@ -26,7 +27,7 @@ final class IdleTimeoutInputStream extends FilterInputStream {
     private final Object lock = new Object();
     private boolean inRead;
     private long readStartedAt;
-    private boolean armed;
+    private ScheduledFuture<?> watchdog;
     private boolean closed;
     private volatile boolean timedOut;
 
@@ -60,6 +61,10 @@ final class IdleTimeoutInputStream extends FilterInputStream {
     public void close() throws IOException {
         synchronized (lock) {
             closed = true;
+            if (watchdog != null) {
+                watchdog.cancel(false);
+                watchdog = null;
+            }
         }
         super.close();
     }
@@ -71,8 +76,7 @@ final class IdleTimeoutInputStream extends FilterInputStream {
         synchronized (lock) {
             inRead = true;
             readStartedAt = System.nanoTime();
-            if (!armed && !closed) {
-                armed = true;
+            if (watchdog == null && !closed) {
                 schedule(timeoutNanos);
             }
         }
@@ -84,15 +88,16 @@ final class IdleTimeoutInputStream extends FilterInputStream {
         }
     }
 
+    /** Called holding the lock. */
     private void schedule(long delayNanos) {
-        CompletableFuture.delayedExecutor(delayNanos, TimeUnit.NANOSECONDS, Runnable::run).execute(this::check);
+        watchdog = Watchdog.TIMER.schedule(this::check, delayNanos, TimeUnit.NANOSECONDS);
     }
 
     /** The watchdog: closes the body if the current read has waited too long, else waits for what is left. */
     private void check() {
         synchronized (lock) {
+            watchdog = null;
             if (closed || !inRead) {
-                armed = false;
                 return;
             }
             long left = readStartedAt + timeoutNanos - System.nanoTime();
@@ -100,7 +105,6 @@ final class IdleTimeoutInputStream extends FilterInputStream {
                 schedule(left);
                 return;
             }
-            armed = false;
             timedOut = true;
         }
         HttpTransport.discard(in);
@@ -124,6 +128,26 @@ final class IdleTimeoutInputStream extends FilterInputStream {
             throw timedOut ? timeout() : e;
         } finally {
             end();
+        }
+    }
+
+    /** @return the watchdogs now waiting, one per open stream at most: for tests */
+    static int pendingWatchdogs() {
+        return Watchdog.TIMER.getQueue().size();
+    }
+
+    /** The timer thread, started on first use; a daemon, so it never keeps a JVM alive. */
+    private static final class Watchdog {
+        static final ScheduledThreadPoolExecutor TIMER = create();
+
+        private static ScheduledThreadPoolExecutor create() {
+            ScheduledThreadPoolExecutor timer = new ScheduledThreadPoolExecutor(1, task -> {
+                Thread t = new Thread(task, "safetensors-http-read-timeout");
+                t.setDaemon(true);
+                return t;
+            });
+            timer.setRemoveOnCancelPolicy(true);
+            return timer;
         }
     }
 

@@ -102,4 +102,15 @@ class ReadTimeoutTest {
             assertEquals(-1, range.read(ByteBuffer.allocate(1)), "exactly the promised bytes, then the end");
         }
     }
+
+    @Test
+    void closedBodiesLeaveNoTimerBehind() throws Exception {
+        try (RandomAccessSource s = provider.open(server.url("/file"))) {
+            for (int i = 0; i < 50; i++) {
+                assertEquals(100, s.read(i * 10L, ByteBuffer.allocate(100)));
+            }
+        }
+        assertEquals(0, IdleTimeoutInputStream.pendingWatchdogs(),
+                "each read closed its body, and the body's timer went with it instead of waiting out the timeout");
+    }
 }
