@@ -105,12 +105,14 @@ class ReadTimeoutTest {
 
     @Test
     void closedBodiesLeaveNoTimerBehind() throws Exception {
+        int before = IdleTimeoutInputStream.pendingWatchdogs();
         try (RandomAccessSource s = provider.open(server.url("/file"))) {
             for (int i = 0; i < 50; i++) {
                 assertEquals(100, s.read(i * 10L, ByteBuffer.allocate(100)));
             }
         }
-        assertEquals(0, IdleTimeoutInputStream.pendingWatchdogs(),
-                "each read closed its body, and the body's timer went with it instead of waiting out the timeout");
+        int after = IdleTimeoutInputStream.pendingWatchdogs();
+        assertTrue(after <= before, "each read closed its body, and the body's timer went with it instead of waiting"
+                + " out the timeout: " + before + " timers pending before, " + after + " after");
     }
 }
