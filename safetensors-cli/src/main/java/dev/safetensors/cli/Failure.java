@@ -4,11 +4,13 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.UnsupportedDtypeException;
+import dev.safetensors.core.Sources;
 
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.net.ConnectException;
+import java.net.MalformedURLException;
 import java.net.UnknownHostException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
@@ -18,7 +20,7 @@ import java.nio.file.NoSuchFileException;
  * Why a source did not pass: a verdict, a stable code and a one-line message that says what is wrong and, where
  * the fix is clear, what to do. Library codes ({@link ErrorCode}) are used as they are; failures the library reports
  * as plain I/O exceptions get codes of their own ({@code NOT_FOUND}, {@code ACCESS_DENIED}, {@code NOT_A_FILE},
- * {@code UNSUPPORTED_SCHEME}, {@code NETWORK}, {@code IO_ERROR}), and {@code verify} adds {@code SIZE_MISMATCH} and
+ * {@code UNSUPPORTED_SCHEME}, {@code INVALID_SOURCE}, {@code NETWORK}, {@code IO_ERROR}), and {@code verify} adds {@code SIZE_MISMATCH} and
  * {@code SHA256_MISMATCH}.
  *
  * @param status  the verdict, never {@link Status#VALID}
@@ -61,6 +63,11 @@ record Failure(Status status, String code, String message, Check check, Throwabl
         if (e instanceof SourceProblem p) {
             return new Failure(Status.ERROR, p.code(), text, null, e);
         }
+        if (e instanceof MalformedURLException) {
+            // Backends name the URI as they parsed it (without a generation or query), which is not always the
+            // source as typed: drop that name too, whatever its spelling, so the line names the source once.
+            return new Failure(Status.ERROR, "INVALID_SOURCE", withoutLeadingUri(text), null, e);
+        }
         if (e instanceof NoSuchFileException n) {
             String reason = n.getReason() != null ? n.getReason() : "no such file: check the path";
             return new Failure(Status.ERROR, "NOT_FOUND", reason, null, e);
@@ -88,6 +95,11 @@ record Failure(Status status, String code, String message, Check check, Throwabl
         }
         return new Failure(Status.ERROR, "INTERNAL_ERROR", "internal error: " + e
                 + " (run with --debug for the stack trace, and please report it)", null, e);
+    }
+
+    private static String withoutLeadingUri(String text) {
+        int colon = text.indexOf(": ");
+        return Sources.asUri(text.substring(0, Math.max(colon, 0))) != null ? text.substring(colon + 2) : text;
     }
 
     private static String hint(ErrorCode code) {

@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.core.Sources;
+import dev.safetensors.spi.SourceNames;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -13,7 +14,11 @@ import java.util.Locale;
  * otherwise (so {@code C:\m.safetensors} is a path). The command needs the distinction itself, to find sharded
  * checkpoints and to name the shards that sit beside an index.
  *
- * @param text the location as typed, or as derived for a shard; used as the source name in output
+ * <p>The name used in output is what was typed, except for an http(s) URL that carries user information or a query
+ * (a presigned URL's signature): its name drops both, so credentials never reach output, logs or manifests. Such a
+ * URL is still opened as typed.
+ *
+ * @param text the location's name in output: as typed (or derived for a shard), redacted as above
  * @param uri  the URI, or {@code null} for a local path
  */
 record Location(String text, URI uri) {
@@ -25,7 +30,14 @@ record Location(String text, URI uri) {
      * @return the location
      */
     static Location parse(String text) {
-        return new Location(text, Sources.asUri(text));
+        URI uri = Sources.asUri(text);
+        return new Location(uri == null ? text : name(uri, text), uri);
+    }
+
+    private static String name(URI uri, String text) {
+        String scheme = uri.getScheme().toLowerCase(Locale.ROOT);
+        boolean secret = uri.getRawUserInfo() != null || uri.getRawQuery() != null;
+        return (scheme.equals("http") || scheme.equals("https")) && secret ? SourceNames.redact(uri) : text;
     }
 
     /** @return whether this is a local path (not a URI, or a {@code file:} URI) */
@@ -90,7 +102,7 @@ record Location(String text, URI uri) {
             return new Location(s, URI.create(s));
         }
         URI resolved = uri.resolve(segment);
-        return new Location(resolved.toString(), resolved);
+        return new Location(name(resolved, resolved.toString()), resolved);
     }
 
     private static String encodeSegment(String name) {

@@ -106,6 +106,20 @@ class BadInputIT {
     }
 
     @Test
+    void malformedRemoteSourcesNameWhatIsWrongOnce() {
+        Cli.Run run = single("s3://bucket", 3, "ERROR", "INVALID_SOURCE", "the object key is empty");
+        assertEquals("ERROR       s3://bucket: the object key is empty [INVALID_SOURCE]", run.errLines().get(0));
+        run = single("gs://models/m.safetensors#abc", 3, "ERROR", "INVALID_SOURCE");
+        assertEquals("ERROR       gs://models/m.safetensors#abc: the generation must be a decimal number, not 'abc'"
+                + " [INVALID_SOURCE]", run.errLines().get(0));
+        single("hf://acme", 3, "ERROR", "INVALID_SOURCE", "not a Hub reference");
+        Cli.Run credentials = Cli.run("validate", "https://user:secret@example.com/m.safetensors").exits(3);
+        assertEquals(List.of("ERROR       https://example.com/m.safetensors: credentials in the URL are not supported"
+                + " [INVALID_SOURCE]"), credentials.errLines(), "named without its credentials\n"
+                + credentials.describe());
+    }
+
+    @Test
     void unknownScheme() {
         single("ftp://example.com/model.safetensors", 3, "ERROR", "UNSUPPORTED_SCHEME", "no storage backend",
                 "gs:", "https:", "hf:", "s3:");

@@ -48,6 +48,17 @@ class RemoteIT {
     }
 
     @Test
+    void aPresignedUrlIsOpenedAsTypedButNamedWithoutItsSignature() {
+        String file = hub.cdnBase() + "acme/sharded/" + SHARD1;
+        String signed = file + "?X-Amz-Credential=AKIDEXAMPLE&X-Amz-Signature=0123456789abcdef";
+        Cli.Run run = Cli.run("validate", "--json", signed).exits(0);
+        assertEquals(file, run.json().get(0).get("source").asString(), run.describe());
+        assertFalse(run.out().contains("X-Amz") || run.stderr().contains("X-Amz"), run.describe());
+        Cli.Run text = Cli.run("inspect", signed).exits(0);
+        assertFalse(text.out().contains("X-Amz") || text.stderr().contains("X-Amz"), text.describe());
+    }
+
+    @Test
     void aRemoteIndexNamesItsShardsBesideIt() {
         String index = hub.cdnBase() + "acme/sharded/model.safetensors.index.json";
         Cli.Run run = Cli.run("validate", "--json", index).exits(0);

@@ -42,7 +42,8 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider {
     }
 
     /**
-     * @throws IOException if the URI names no bucket or object, carries a malformed generation or another query
+     * @throws IOException a {@link java.net.MalformedURLException} if the URI names no bucket or object, carries a
+     *                     malformed generation or another query
      */
     @Override
     public RandomAccessSource open(URI uri) throws IOException {

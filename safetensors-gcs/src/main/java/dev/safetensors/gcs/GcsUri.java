@@ -1,8 +1,10 @@
 package dev.safetensors.gcs;
 
 import com.google.cloud.storage.BlobId;
+import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
+import java.net.MalformedURLException;
 import java.net.URI;
 
 /**
@@ -22,48 +24,53 @@ record GcsUri(String bucket, String object, long generation) {
         return SCHEME.equalsIgnoreCase(uri.getScheme()) && !uri.isOpaque();
     }
 
+    /**
+     * @throws MalformedURLException naming the URI (without its generation) and what is wrong with it
+     */
     static GcsUri parse(URI uri) throws IOException {
+        String name = SourceNames.redact(uri);
         if (!isGcs(uri)) {
-            throw new IOException("not a gs://bucket/object URI: " + uri.getScheme() + ":...");
+            throw malformed(name, "not a gs://bucket/object URI");
         }
         String bucket = uri.getRawAuthority();
         String path = uri.getPath();
         if (bucket == null || bucket.isEmpty() || bucket.contains("@") || bucket.contains(":")) {
-            throw new IOException("gs URI needs a bucket name and nothing else before the object path: gs://"
-                    + bucket);
+            throw malformed(name, "a gs URI needs a bucket name and nothing else before the object path");
         }
         if (path == null || path.length() < 2) {
-            throw new IOException("gs://" + bucket + ": the URI names no object");
+            throw malformed(name, "the URI names no object");
         }
-        long fromFragment = generation(bucket, uri.getFragment());
-        long fromQuery = generationFromQuery(bucket, uri.getRawQuery());
+        long fromFragment = generation(name, uri.getFragment());
+        long fromQuery = generationFromQuery(name, uri.getRawQuery());
         if (fromFragment >= 0 && fromQuery >= 0 && fromFragment != fromQuery) {
-            throw new IOException("gs://" + bucket + path + ": two different generations in the URI ("
-                    + fromQuery + " and " + fromFragment + ")");
+            throw malformed(name, "two different generations in the URI (" + fromQuery + " and " + fromFragment + ")");
         }
         return new GcsUri(bucket, path.substring(1), Math.max(fromFragment, fromQuery));
     }
 
-    private static long generationFromQuery(String bucket, String query) throws IOException {
+    private static long generationFromQuery(String name, String query) throws IOException {
         if (query == null) {
             return -1;
         }
         if (!query.startsWith("generation=") || query.indexOf('&') >= 0) {
             // Anything else in the query would be silently ignored, so it is refused.
-            throw new IOException("gs://" + bucket + ": the only query parameter accepted is generation=N");
+            throw malformed(name, "the only query parameter accepted is generation=N");
         }
-        return generation(bucket, query.substring("generation=".length()));
+        return generation(name, query.substring("generation=".length()));
     }
 
-    private static long generation(String bucket, String digits) throws IOException {
+    private static long generation(String name, String digits) throws IOException {
         if (digits == null) {
             return -1;
         }
         if (digits.isEmpty() || digits.length() > 18 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new IOException("gs://" + bucket + ": generation must be a decimal number, not '"
-                    + dev.safetensors.spi.SourceNames.clip(digits) + "'");
+            throw malformed(name, "the generation must be a decimal number, not '" + SourceNames.clip(digits) + "'");
         }
         return Long.parseLong(digits);
+    }
+
+    private static MalformedURLException malformed(String name, String why) {
+        return new MalformedURLException(name + ": " + why);
     }
 
     /** @return the URI's name for messages: {@code gs://bucket/object}, without the generation */

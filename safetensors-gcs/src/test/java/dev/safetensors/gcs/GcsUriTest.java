@@ -1,10 +1,12 @@
 package dev.safetensors.gcs;
 
+import dev.safetensors.spi.SourceNames;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
+import java.net.MalformedURLException;
 import java.net.URI;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -42,7 +44,9 @@ class GcsUriTest {
             "gs://b/o?generation=1&x=2", "gs://b/o?userProject=p", "gs://b/o?generation=1#2", "gs://u@b/o",
             "gs://b:80/o", "s3://b/o", "gs://b/o#99999999999999999999"})
     void malformedUrisAreRefused(String uri) {
-        assertThrows(IOException.class, () -> GcsUri.parse(URI.create(uri)));
+        MalformedURLException e = assertThrows(MalformedURLException.class, () -> GcsUri.parse(URI.create(uri)));
+        assertTrue(e.getMessage().startsWith(SourceNames.redact(URI.create(uri)) + ": "),
+                "names the URI first: " + e.getMessage());
     }
 
     @Test

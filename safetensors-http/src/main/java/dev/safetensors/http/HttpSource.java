@@ -12,6 +12,7 @@ import dev.safetensors.spi.VerifiedRangeChannel;
 
 import java.io.EOFException;
 import java.io.IOException;
+import java.net.MalformedURLException;
 import java.io.InputStream;
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -70,7 +71,8 @@ public final class HttpSource implements RandomAccessSource {
     /**
      * @param transport the shared transport
      * @param uri       an {@code http}, {@code https} or {@code hf} URI naming one file
-     * @throws IOException if the URI is malformed, names a Hub repository instead of a file, or carries credentials
+     * @throws IOException a {@link MalformedURLException} if the URI is malformed or carries credentials; an
+     *                     {@code IOException} if it names a Hub repository instead of a file
      */
     static HttpSource open(HttpTransport transport, URI uri) throws IOException {
         String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
@@ -83,10 +85,10 @@ public final class HttpSource implements RandomAccessSource {
             return new HttpSource(transport, null, path, SourceNames.redact(uri));
         }
         if (!(scheme.equals("http") || scheme.equals("https")) || uri.isOpaque() || uri.getHost() == null) {
-            throw new IOException(SourceNames.redact(uri) + ": not an absolute http(s) URL with a host");
+            throw new MalformedURLException(SourceNames.redact(uri) + ": not an absolute http(s) URL with a host");
         }
         if (uri.getRawUserInfo() != null) {
-            throw new IOException(SourceNames.redact(uri) + ": credentials in the URL are not supported");
+            throw new MalformedURLException(SourceNames.redact(uri) + ": credentials in the URL are not supported");
         }
         return new HttpSource(transport, uri, null, SourceNames.redact(uri));
     }

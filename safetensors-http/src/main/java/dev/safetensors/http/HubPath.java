@@ -3,6 +3,7 @@ package dev.safetensors.http;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
+import java.net.MalformedURLException;
 import java.net.URI;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
@@ -151,6 +152,6 @@ record HubPath(String owner, String repo, String path, String revision) {
     }
 
     private static IOException malformed(URI uri, String why) {
-        return new IOException(SourceNames.redact(uri) + ": not a Hub reference: " + why);
+        return new MalformedURLException(SourceNames.redact(uri) + ": not a Hub reference: " + why);
     }
 }

@@ -6,6 +6,7 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.IOException;
+import java.net.MalformedURLException;
 import java.net.URI;
 import java.util.Objects;
 
@@ -44,8 +45,9 @@ public final class S3SourceProvider implements RandomAccessSourceProvider {
     }
 
     /**
-     * @throws IOException if the URI is not an {@code s3://bucket/key} URI, or no client can be configured (for
-     *                     example because no region is set); the object itself is first read on the first request
+     * @throws IOException a {@link MalformedURLException} if the URI is not an {@code s3://bucket/key} URI; an
+     *                     {@code IOException} if no client can be configured (for example because no region is set);
+     *                     the object itself is first read on the first request
      */
     @Override
     public RandomAccessSource open(URI uri) throws IOException {
@@ -53,7 +55,9 @@ public final class S3SourceProvider implements RandomAccessSourceProvider {
         try {
             location = S3Location.parse(uri);
         } catch (IllegalArgumentException e) {
-            throw new IOException(e.getMessage(), e);
+            MalformedURLException malformed = new MalformedURLException(e.getMessage());
+            malformed.initCause(e);
+            throw malformed;
         }
         return S3Source.open(client(), location);
     }
