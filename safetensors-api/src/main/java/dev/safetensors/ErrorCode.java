@@ -66,5 +66,80 @@ public enum ErrorCode {
     /** The storage answered a range request with other bytes than asked. */
     RANGE_NOT_HONOURED,
     /** The object changed between two reads of the same source. */
-    SOURCE_CHANGED
+    SOURCE_CHANGED,
+    /** A slice that the tensor's shape cannot satisfy: a wrong rank, a bound outside a dimension, a step below 1. */
+    INVALID_SLICE,
+
+    // Storage and request failures. They are reported with the JDK's types where one fits
+    // (NoSuchFileException, AccessDeniedException, MalformedURLException, EOFException) and carry a code all the
+    // same: see of(Throwable).
+
+    /** The object, file or repository does not exist (HTTP 404 or 410, a missing file). */
+    NOT_FOUND,
+    /** The storage refused the credentials, or the file's permissions forbid reading (HTTP 401 or 403). */
+    ACCESS_DENIED,
+    /** The location names something that is not a regular file: a directory, a FIFO, a device. */
+    NOT_A_FILE,
+    /** The location is malformed for its scheme (an {@code s3://} without a key, a port out of range). */
+    INVALID_SOURCE,
+    /** A configured endpoint ({@code HF_ENDPOINT}, an S3 endpoint) is not a usable http(s) URL. */
+    INVALID_ENDPOINT,
+    /** No storage backend on the class or module path serves the location's scheme. */
+    UNSUPPORTED_SCHEME,
+    /** A request, a read or a whole transfer took longer than its deadline, or the server asked to wait too long. */
+    TIMEOUT,
+    /** The network failed: an unknown host, a refused or reset connection. */
+    NETWORK,
+    /** The storage kept failing (HTTP 5xx, 429) after the retries allowed. */
+    SERVER_ERROR,
+    /** The object ended before bytes the read expected (it shrank, or a body ended early). */
+    TRUNCATED,
+    /** The reading thread was interrupted. */
+    INTERRUPTED,
+    /** An output could not be written: a full disk, a closed pipe, an output that is the input. */
+    WRITE_FAILED,
+    /** Any other input or output failure. */
+    IO_ERROR;
+
+    /**
+     * The code a failure carries: its own for every {@link ErrorCoded} exception (all of this library's), otherwise
+     * derived from the JDK type, so a caller can branch on every {@link java.io.IOException} without reading
+     * messages.
+     *
+     * @param failure any throwable
+     * @return the code; {@link #IO_ERROR} for an I/O failure of no known kind
+     */
+    public static ErrorCode of(Throwable failure) {
+        if (failure instanceof ErrorCoded coded) {
+            return coded.code();
+        }
+        if (failure instanceof java.nio.file.NoSuchFileException) {
+            return NOT_FOUND;
+        }
+        if (failure instanceof java.nio.file.AccessDeniedException) {
+            return ACCESS_DENIED;
+        }
+        if (failure instanceof java.nio.file.FileSystemLoopException) {
+            return NOT_A_FILE;
+        }
+        if (failure instanceof java.net.MalformedURLException) {
+            return INVALID_SOURCE;
+        }
+        if (failure instanceof java.net.SocketTimeoutException) {
+            return TIMEOUT;
+        }
+        if (failure instanceof java.nio.channels.ClosedByInterruptException
+                || failure instanceof java.nio.channels.FileLockInterruptionException
+                || failure instanceof java.io.InterruptedIOException) {
+            return INTERRUPTED;
+        }
+        if (failure instanceof java.net.UnknownHostException || failure instanceof java.net.ConnectException
+                || failure instanceof java.net.SocketException) {
+            return NETWORK;
+        }
+        if (failure instanceof java.io.EOFException) {
+            return TRUNCATED;
+        }
+        return IO_ERROR;
+    }
 }

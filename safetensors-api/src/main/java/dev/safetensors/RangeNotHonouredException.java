@@ -5,7 +5,7 @@ package dev.safetensors;
  * instead of a range, a shifted or short range, a total size that differs from the one seen before, or more
  * bytes than asked. The connection is aborted, never drained. Code {@link ErrorCode#RANGE_NOT_HONOURED}.
  */
-public final class RangeNotHonouredException extends SafetensorsException {
+public final class RangeNotHonouredException extends StorageException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -13,6 +13,6 @@ public final class RangeNotHonouredException extends SafetensorsException {
      * @param detail what was asked and what came back
      */
     public RangeNotHonouredException(String source, String detail) {
-        super(ErrorCode.RANGE_NOT_HONOURED, source, detail, null, -1);
+        super(ErrorCode.RANGE_NOT_HONOURED, source, detail);
     }
 }

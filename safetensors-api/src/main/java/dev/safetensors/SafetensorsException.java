@@ -16,7 +16,7 @@ import java.util.OptionalLong;
  *
  * <p>Instances are immutable and safe to share between threads.
  */
-public abstract class SafetensorsException extends IOException {
+public abstract class SafetensorsException extends IOException implements ErrorCoded {
     private static final long serialVersionUID = 1L;
 
     private final ErrorCode code;
@@ -89,6 +89,7 @@ public abstract class SafetensorsException extends IOException {
     }
 
     /** @return why it failed; never {@code null} */
+    @Override
     public ErrorCode code() {
         return code;
     }

@@ -4,7 +4,7 @@ package dev.safetensors;
  * The object behind a source changed between two reads (another ETag, generation or version), so bytes read
  * earlier and bytes read now may belong to different files. Code {@link ErrorCode#SOURCE_CHANGED}.
  */
-public final class SourceChangedException extends SafetensorsException {
+public final class SourceChangedException extends StorageException {
     private static final long serialVersionUID = 1L;
 
     /**
@@ -12,7 +12,7 @@ public final class SourceChangedException extends SafetensorsException {
      * @param detail which identity was pinned and what was seen instead
      */
     public SourceChangedException(String source, String detail) {
-        super(ErrorCode.SOURCE_CHANGED, source, detail, null, -1);
+        super(ErrorCode.SOURCE_CHANGED, source, detail);
     }
 
     /**
@@ -21,6 +21,6 @@ public final class SourceChangedException extends SafetensorsException {
      * @param cause  the storage client's failure that revealed the change
      */
     public SourceChangedException(String source, String detail, Throwable cause) {
-        super(ErrorCode.SOURCE_CHANGED, source, detail, null, -1, cause);
+        super(ErrorCode.SOURCE_CHANGED, source, detail, cause);
     }
 }
