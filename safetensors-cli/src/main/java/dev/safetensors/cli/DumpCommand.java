@@ -145,7 +145,7 @@ final class DumpCommand implements Callable<Integer> {
             if (e.code() != ErrorCode.WRITE_FAILED) {
                 throw e;
             }
-            output.error(Sanitized.line(e.source(), 400) + ": " + e.detail(), e);
+            output.error(e.source() + ": " + e.detail() + " [" + e.code() + "]", e);
             return Status.ERROR.exitCode();
         }
         if (file != null && !common.json) {
