@@ -145,7 +145,10 @@ final class DumpCommand implements Callable<Integer> {
             if (e.code() != ErrorCode.WRITE_FAILED) {
                 throw e;
             }
-            output.error(e.source() + ": " + e.detail() + " [" + e.code() + "]", e);
+            if (file != null) {
+                // standard output's failure is reported once, by Main, like every command's
+                output.error(e.source() + ": " + e.detail() + " [" + e.code() + "]", e);
+            }
             return Status.ERROR.exitCode();
         }
         if (file != null && !common.json) {
