@@ -66,9 +66,12 @@ final class Sanitized {
         }
     }
 
-    /** Controls, format characters (bidi controls, zero-width characters), separators, lone surrogates. */
+    /**
+     * Controls, format characters (bidi controls, zero-width characters), separators, lone surrogates, and U+FFFD,
+     * which stands for bytes that could not be decoded (a file name that is not UTF-8) and must not pass for them.
+     */
     private static boolean unsafe(int c) {
-        return switch (Character.getType(c)) {
+        return c == 0xfffd || switch (Character.getType(c)) {
             case Character.CONTROL, Character.FORMAT, Character.LINE_SEPARATOR, Character.PARAGRAPH_SEPARATOR,
                  Character.SURROGATE, Character.PRIVATE_USE, Character.UNASSIGNED -> true;
             default -> false;

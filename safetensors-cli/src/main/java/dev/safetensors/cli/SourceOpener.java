@@ -67,7 +67,8 @@ final class SourceOpener {
         }
         if (location.isLocal()) {
             Path path = localPath(location);
-            return location.uri() == null ? Sources.open(path) : Sources.open(location.uri());
+            return location.uri() == null ? Sources.open(UndecodableName.resolve(path))
+                    : Sources.open(location.uri());
         }
         for (RandomAccessSourceProvider p : providers()) {
             if (p.supports(location.uri())) {

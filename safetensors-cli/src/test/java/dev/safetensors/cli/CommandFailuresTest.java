@@ -196,6 +196,19 @@ class CommandFailuresTest {
         assertFalse(inspect.out().contains("1 parameters"), inspect.describe());
     }
 
+    @Test
+    void aFileWhoseNameIsNotUtf8IsOpenedAndShownEscaped() throws Exception {
+        Path source = small();
+        Process cp = new ProcessBuilder("bash", "-c", "cp \"$0\" \"$(printf 'w\\xff.safetensors')\"",
+                source.toString()).directory(dir.toFile()).inheritIO().start();
+        assertEquals(0, cp.waitFor());
+        // what the JVM makes of the byte 0xFF on a UTF-8 command line
+        String typed = dir + "/w\uFFFD.safetensors";
+        Cli.Run run = InProcess.run("validate", typed).exits(0);
+        assertEquals(List.of("OK          " + dir + "/w\\ufffd.safetensors: 3 tensors, 12 parameters, "
+                + Files.size(source) + " B"), run.outLines(), run.describe());
+    }
+
     // item 7: text from the file, escaped on every path
 
     @Test

@@ -72,4 +72,13 @@ class LauncherIT {
         assertEquals(List.of("safetensors: cannot write to standard output (a closed pipe or a full disk?); the"
                 + " output is incomplete [WRITE_FAILED]"), run.errLines(), run.describe());
     }
+
+    @Test
+    void aFileWhoseNameIsNotUtf8IsOpened() {
+        Path file = Fixtures.write(dir, "m.safetensors", Fixtures.small().build());
+        Cli.Run run = Cli.shell("name=\"$(printf '%s/m\\xff.safetensors' \"$2\")\"; cp \"$1\" \"$name\";"
+                + " \"$0\" validate \"$name\"", file.toString(), dir.toString()).exits(0);
+        assertEquals(List.of("OK          " + dir + "/m\\ufffd.safetensors: 3 tensors, 12 parameters, 272 B"),
+                run.outLines(), run.describe());
+    }
 }
