@@ -102,6 +102,10 @@ class VerifyManifestTest {
         assertEquals(List.of("safetensors: " + malformed + ": not a valid manifest: every file needs a source and a"
                 + " size (line 1)"), bad.errLines(), bad.describe());
         Cli.Run gone = InProcess.run("verify", "--manifest", dir.resolve("none.json").toString()).exits(3);
-        assertTrue(gone.errLines().get(0).contains("cannot read the manifest"), gone.describe());
+        assertEquals(List.of("safetensors: " + dir.resolve("none.json") + ": cannot read the manifest: no such file:"
+                + " check the path [NOT_FOUND]"), gone.errLines(), gone.describe());
+        Cli.Run folder = InProcess.run("verify", "--manifest", dir.toString()).exits(3);
+        assertEquals(List.of("safetensors: " + dir + ": cannot read the manifest: is a directory, not a manifest"
+                + " [NOT_A_FILE]"), folder.errLines(), folder.describe());
     }
 }
