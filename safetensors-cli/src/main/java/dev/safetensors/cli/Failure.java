@@ -26,6 +26,8 @@ import java.nio.file.NoSuchFileException;
  * @param cause   the exception behind it, kept for {@code --debug}; may be {@code null}
  */
 record Failure(Status status, String code, String message, Check check, Throwable cause) {
+    private static final String NOT_A_FILE_HINT = ": pass a .safetensors file, or the *.safetensors.index.json of a"
+            + " sharded checkpoint";
 
     /**
      * @param status  the verdict
@@ -65,9 +67,6 @@ record Failure(Status status, String code, String message, Check check, Throwabl
         String offset = s.headerOffset().isPresent() ? " (at header byte " + s.headerOffset().getAsLong() + ")" : "";
         return tensor + detail + offset + (s.code() == ErrorCode.NOT_A_FILE ? NOT_A_FILE_HINT : "");
     }
-
-    private static final String NOT_A_FILE_HINT = ": pass a .safetensors file, or the *.safetensors.index.json of a"
-            + " sharded checkpoint";
 
     /** A failure of a JDK type: its reason where the type has one, else its message without the source's name. */
     private static String storageMessage(Throwable e, ErrorCode code, String source) {
