@@ -2,8 +2,10 @@ package dev.safetensors.cli;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
-import dev.safetensors.SafetensorsException;
+import dev.safetensors.StorageException;
+import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
+import dev.safetensors.UnsupportedDtypeException;
 import dev.safetensors.core.SafetensorsFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -16,7 +18,6 @@ import picocli.CommandLine.Spec;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
@@ -127,34 +128,46 @@ final class DumpCommand implements Callable<Integer> {
                     + " inspect --tensors " + name() + "'", null);
             return Status.USAGE;
         }
-        OutputStream sink;
-        try {
-            sink = file == null ? out : Files.newOutputStream(file);
-        } catch (IOException e) {
-            output.error(file + ": cannot write: " + Failure.from(e, file.toString()).message(), e);
-            return Status.ERROR.exitCode();
-        }
         long written;
-        try (ProgressBar bar = output.startProgress(t.byteLength(), ProgressBar.Unit.BYTES)) {
+        try (AtomicOutput target = file == null ? null : AtomicOutput.create(file, localSource());
+             ProgressBar bar = output.startProgress(t.byteLength(), ProgressBar.Unit.BYTES)) {
+            OutputStream sink = target == null ? Sink.of(out, Sink.STDOUT) : target.stream();
             written = f32 ? TensorDump.float32(st, t, sink, binary) : TensorDump.raw(st, t, sink, bar);
-        } catch (SafetensorsException e) {
-            if (e.code() != ErrorCode.NOT_FLOAT_READABLE) {
+            if (target != null) {
+                target.commit();
+            }
+        } catch (UnsupportedDtypeException | TensorAccessException e) {
+            // the file is fine; what was asked of it is not: a usage error
+            output.error(name() + ": " + Failure.from(e, src.name()).message()
+                    + (e.code() == ErrorCode.NOT_FLOAT_READABLE ? "; dump it without --f32 for the raw bytes" : ""), e);
+            return Status.USAGE;
+        } catch (StorageException e) {
+            if (e.code() != ErrorCode.WRITE_FAILED) {
                 throw e;
             }
-            output.error(name() + ": " + Failure.from(e, src.name()).message() + "; dump it without --f32 for the"
-                    + " raw bytes", e);
-            return Status.USAGE;
-        } finally {
-            if (sink != out) {
-                sink.close();
+            if (file != null) {
+                // standard output's failure is reported once, by Main, like every command's
+                output.error(e.source() + ": " + e.detail() + " [" + e.code() + "]", e);
             }
+            return Status.ERROR.exitCode();
         }
         if (file != null && !common.json) {
             out.printf(Locale.ROOT, "wrote %s of %s %s %s to %s%n", Readable.plural(written, f32 && !binary ? "value"
-                    : "byte"), Sanitized.line(t.name(), 200), t.dtype(), Arrays.toString(t.shape()), file);
+                    : "byte"), Sanitized.line(t.name(), 200), t.dtype(), Arrays.toString(t.shape()),
+                    Sanitized.line(file.toString(), 400));
             out.flush();
         }
         return 0;
+    }
+
+    /** @return the local file being read, to refuse an output that is the same file; {@code null} if remote */
+    private Path localSource() {
+        Location location = Location.parse(source);
+        try {
+            return location.isLocal() ? location.path() : null;
+        } catch (IllegalArgumentException e) {
+            return null;
+        }
     }
 
     private String name() {

@@ -6,22 +6,18 @@ import dev.safetensors.SafetensorsException;
 import dev.safetensors.UnsupportedDtypeException;
 import dev.safetensors.core.Sources;
 
-import java.io.EOFException;
 import java.io.IOException;
-import java.io.InterruptedIOException;
-import java.net.ConnectException;
-import java.net.MalformedURLException;
-import java.net.UnknownHostException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.FileSystemException;
+import java.nio.file.FileSystemLoopException;
 import java.nio.file.NoSuchFileException;
 
 /**
  * Why a source did not pass: a verdict, a stable code and a one-line message that says what is wrong and, where
- * the fix is clear, what to do. Library codes ({@link ErrorCode}) are used as they are; failures the library reports
- * as plain I/O exceptions get codes of their own ({@code NOT_FOUND}, {@code ACCESS_DENIED}, {@code NOT_A_FILE},
- * {@code UNSUPPORTED_SCHEME}, {@code INVALID_SOURCE}, {@code NETWORK}, {@code IO_ERROR}), and {@code verify} adds {@code SIZE_MISMATCH} and
- * {@code SHA256_MISMATCH}.
+ * the fix is clear, what to do. The code is the library's {@link ErrorCode}, found by type with
+ * {@link ErrorCode#of(Throwable)} (never by reading a message), so the command and the library speak one vocabulary;
+ * the command adds {@code SIZE_MISMATCH} and {@code SHA256_MISMATCH} ({@code verify}) and {@code INTERNAL_ERROR}
+ * (a bug: anything that is not an {@link IOException}).
  *
  * @param status  the verdict, never {@link Status#VALID}
  * @param code    the stable code
@@ -30,6 +26,8 @@ import java.nio.file.NoSuchFileException;
  * @param cause   the exception behind it, kept for {@code --debug}; may be {@code null}
  */
 record Failure(Status status, String code, String message, Check check, Throwable cause) {
+    private static final String NOT_A_FILE_HINT = ": pass a .safetensors file, or the *.safetensors.index.json of a"
+            + " sharded checkpoint";
 
     /**
      * @param status  the verdict
@@ -44,57 +42,57 @@ record Failure(Status status, String code, String message, Check check, Throwabl
 
     /**
      * @param e      what was thrown while examining the source
-     * @param source the source's name, stripped from the start of the message if the thrower put it there
+     * @param source the source's name, left out of the message when the thrower put it first
      * @return the failure it means
      */
     static Failure from(Throwable e, String source) {
-        String text = withoutSource(e.getMessage(), source);
+        if (!(e instanceof IOException)) {
+            return new Failure(Status.ERROR, "INTERNAL_ERROR", "internal error: " + e
+                    + " (run with --debug for the stack trace, and please report it)", null, e);
+        }
+        ErrorCode code = ErrorCode.of(e);
         if (e instanceof SafetensorsException s) {
-            String detail = withoutSource(e.getMessage(), s.source());
-            String suffix = " [" + s.code() + "]";
-            if (detail.endsWith(suffix)) {
-                detail = detail.substring(0, detail.length() - suffix.length());
-            }
             Status status = e instanceof UnsupportedDtypeException ? Status.UNSUPPORTED
                     : e instanceof InvalidHeaderException ? Status.INVALID : Status.ERROR;
-            Check check = status == Status.ERROR ? null : Check.failedBy(s.code());
-            return new Failure(status, s.code().name(), detail + hint(s.code()), check, e);
+            Check check = status == Status.ERROR ? null : Check.failedBy(code);
+            return new Failure(status, code.name(), described(s) + hint(code), check, e);
         }
-        if (e instanceof SourceProblem p) {
-            return new Failure(Status.ERROR, p.code(), text, null, e);
+        return new Failure(Status.ERROR, code.name(), storageMessage(e, code, source), null, e);
+    }
+
+    /** The message of a content or storage failure from its parts: the tensor, the detail, the header offset. */
+    private static String described(SafetensorsException s) {
+        String detail = s.detail() == null || s.detail().isBlank() ? "no details given" : s.detail();
+        String tensor = s.tensor().map(t -> "tensor \"" + t + "\": ").orElse("");
+        String offset = s.headerOffset().isPresent() ? " (at header byte " + s.headerOffset().getAsLong() + ")" : "";
+        return tensor + detail + offset + (s.code() == ErrorCode.NOT_A_FILE ? NOT_A_FILE_HINT : "");
+    }
+
+    /** A failure of a JDK type: its reason where the type has one, else its message without the source's name. */
+    private static String storageMessage(Throwable e, ErrorCode code, String source) {
+        String reason = e instanceof FileSystemException f ? f.getReason() : null;
+        if (e instanceof FileSystemLoopException) {
+            return "symbolic links lead in a loop: fix the links or pass the file itself";
         }
-        if (e instanceof MalformedURLException) {
+        if (e instanceof NoSuchFileException) {
+            return reason != null ? reason : "no such file: check the path";
+        }
+        if (e instanceof AccessDeniedException) {
+            return reason != null ? reason
+                    : "permission denied: check the file's permissions (or run as a user who may read it)";
+        }
+        if (reason != null) {
+            return reason;
+        }
+        String text = withoutSource(e.getMessage(), source);
+        return switch (code) {
             // Backends name the URI as they parsed it (without a generation or query), which is not always the
             // source as typed: drop that name too, whatever its spelling, so the line names the source once.
-            return new Failure(Status.ERROR, "INVALID_SOURCE", withoutLeadingUri(text), null, e);
-        }
-        if (e instanceof NoSuchFileException n) {
-            String reason = n.getReason() != null ? n.getReason() : "no such file: check the path";
-            return new Failure(Status.ERROR, "NOT_FOUND", reason, null, e);
-        }
-        if (e instanceof AccessDeniedException a) {
-            String reason = a.getReason() != null ? a.getReason()
-                    : "permission denied: check the file's permissions (or run as a user who may read it)";
-            return new Failure(Status.ERROR, "ACCESS_DENIED", reason, null, e);
-        }
-        if (e instanceof FileSystemException f && f.getReason() != null && f.getReason().contains("directory")) {
-            return new Failure(Status.ERROR, "NOT_A_FILE", "is a directory: pass a .safetensors file, or the"
-                    + " *.safetensors.index.json of a sharded checkpoint", null, e);
-        }
-        if (e instanceof UnknownHostException || e instanceof ConnectException) {
-            return new Failure(Status.ERROR, "NETWORK", "network failure: " + text, null, e);
-        }
-        if (e instanceof EOFException) {
-            return new Failure(Status.ERROR, "TRUNCATED", text + " (the object shrank while it was read?)", null, e);
-        }
-        if (e instanceof InterruptedIOException) {
-            return new Failure(Status.ERROR, "INTERRUPTED", text, null, e);
-        }
-        if (e instanceof IOException) {
-            return new Failure(Status.ERROR, "IO_ERROR", text, null, e);
-        }
-        return new Failure(Status.ERROR, "INTERNAL_ERROR", "internal error: " + e
-                + " (run with --debug for the stack trace, and please report it)", null, e);
+            case INVALID_SOURCE, INVALID_ENDPOINT, UNSUPPORTED_SCHEME -> withoutLeadingUri(text);
+            case NETWORK -> "network failure: " + text;
+            case TRUNCATED -> text + " (the object shrank while it was read?)";
+            default -> text;
+        };
     }
 
     private static String withoutLeadingUri(String text) {

@@ -40,6 +40,27 @@ record Location(String text, URI uri) {
         return (scheme.equals("http") || scheme.equals("https")) && secret ? SourceNames.redact(uri) : text;
     }
 
+    /**
+     * @return whether the text starts like a URI with an authority ({@code s3://}, {@code hf://}): a scheme of two or
+     *         more letters and {@code ://}, so that such text is never taken for a local file name when it does not
+     *         parse as a URI
+     */
+    boolean looksLikeUri() {
+        int sep = text.indexOf("://");
+        if (sep < 2) {
+            return false;
+        }
+        for (int i = 0; i < sep; i++) {
+            char c = text.charAt(i);
+            boolean ok = c < 0x80 && (Character.isLetter(c)
+                    || (i > 0 && (Character.isDigit(c) || c == '+' || c == '-' || c == '.')));
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** @return whether this is a local path (not a URI, or a {@code file:} URI) */
     boolean isLocal() {
         return uri == null || "file".equalsIgnoreCase(uri.getScheme());

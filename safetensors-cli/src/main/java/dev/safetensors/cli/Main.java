@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import picocli.CommandLine;
 import picocli.CommandLine.ParameterException;
 
@@ -16,8 +17,8 @@ import java.util.function.Supplier;
 
 /**
  * The entry point of the {@code safetensors} command. Results go to stdout, errors to stderr, both UTF-8; the exit
- * code is 0 (all valid), 1 (some invalid or unsupported), 2 (usage error) or 3 (some source unreadable). No stack
- * trace is printed unless {@code --debug} is given.
+ * code is 0 (all valid), 1 (some invalid or unsupported), 2 (usage error) or 3 (some source unreadable, or stdout
+ * could not be written: a full disk, a closed pipe). No stack trace is printed unless {@code --debug} is given.
  */
 public final class Main {
     private Main() {
@@ -45,6 +46,19 @@ public final class Main {
      * @return the exit code
      */
     static int run(String[] args, PrintStream out, PrintStream err) {
+        int code = execute(args, out, err);
+        out.flush();
+        if (out.checkError()) {
+            // PrintStream swallows write failures; whatever the verdict, the output the user asked for is lost
+            err.println("safetensors: cannot write to " + Sink.STDOUT + " (a closed pipe or a full disk?); the output"
+                    + " is incomplete [" + ErrorCode.WRITE_FAILED + "]");
+            err.flush();
+            return Status.ERROR.exitCode();
+        }
+        return code;
+    }
+
+    private static int execute(String[] args, PrintStream out, PrintStream err) {
         boolean debug = Arrays.asList(args).contains("--debug");
         Map<String, Supplier<Object>> commands = new LinkedHashMap<>();
         commands.put("inspect", () -> new InspectCommand(out, err));
@@ -66,15 +80,15 @@ public final class Main {
                 .setErr(new PrintWriter(err, true));
         cli.setParameterExceptionHandler((ParameterException e, String[] a) -> {
             CommandLine cmd = e.getCommandLine();
-            err.println("safetensors: " + e.getMessage());
+            err.println("safetensors: " + Sanitized.line(String.valueOf(e.getMessage()), 1000));
             err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
             return Status.USAGE;
         });
         cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
-            err.println("safetensors: internal error: " + e + (debug ? "" : " (run with --debug for the stack"
-                    + " trace)"));
+            err.println("safetensors: internal error: " + Sanitized.line(e.toString(), 1000) + (debug ? ""
+                    : " (run with --debug for the stack trace)"));
             if (debug) {
-                e.printStackTrace(err);
+                err.print(Sanitized.stackTrace(e));
             }
             return Status.ERROR.exitCode();
         });

@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.StorageException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.JsonParser;
@@ -11,6 +13,7 @@ import tools.jackson.core.json.JsonFactory;
 import tools.jackson.core.json.JsonWriteFeature;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -93,11 +96,17 @@ final class ManifestFile {
      * @throws IllegalArgumentException if it is not a valid manifest; the message says where and why
      */
     static List<ManifestEntry> read(Path path) throws IOException {
-        long size = Files.size(path);
-        if (size > MAX_BYTES) {
-            throw new IllegalArgumentException("the manifest has " + size + " bytes, more than " + MAX_BYTES);
+        if (Files.isDirectory(path)) {
+            throw new StorageException(ErrorCode.NOT_A_FILE, path.toString(), "is a directory, not a manifest");
         }
-        byte[] bytes = Files.readAllBytes(path);
+        // bounded by the bytes read, not by size(): a pipe (/dev/stdin, a process substitution) or a device reports 0
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(path)) {
+            bytes = in.readNBytes(MAX_BYTES + 1);
+        }
+        if (bytes.length > MAX_BYTES) {
+            throw new IllegalArgumentException("the manifest has more than " + MAX_BYTES + " bytes");
+        }
         try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), bytes)) {
             expect(p, p.nextToken(), JsonToken.START_OBJECT, "a JSON object");
             List<ManifestEntry> entries = null;

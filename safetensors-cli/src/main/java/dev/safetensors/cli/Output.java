@@ -60,7 +60,7 @@ final class Output {
             }
             if (debug) {
                 r.failure().map(Failure::cause).ifPresent(e -> {
-                    e.printStackTrace(err);
+                    err.print(Sanitized.stackTrace(e));
                     err.flush();
                 });
             }
@@ -75,9 +75,9 @@ final class Output {
      */
     void error(String message, Throwable cause) {
         progress.printAbove(() -> {
-            err.println("safetensors: " + message);
+            err.println("safetensors: " + Sanitized.line(message, 2000));
             if (debug && cause != null) {
-                cause.printStackTrace(err);
+                err.print(Sanitized.stackTrace(cause));
             }
             err.flush();
         });

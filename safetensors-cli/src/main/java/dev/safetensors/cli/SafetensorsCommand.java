@@ -14,7 +14,7 @@ import java.util.concurrent.Callable;
                 + " Storage (gs://), HTTPS and the Hugging Face Hub (hf://), reading only the bounded header"
                 + " unless asked for more."},
         footer = {"", "Exit status: 0 every source valid, 1 some source invalid or unsupported, 2 usage error,"
-                + " 3 some source could not be read.",
+                + " 3 some source could not be read (or the output could not be written).",
                 "", "Examples:",
                 "  safetensors inspect model.safetensors",
                 "  safetensors validate --json shards/*.safetensors",

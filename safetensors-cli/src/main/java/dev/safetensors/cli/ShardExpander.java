@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.core.ShardIndex;
@@ -94,7 +96,7 @@ final class ShardExpander {
             try {
                 hub = new HubRepository(HttpSettings.fromEnvironment());
             } catch (IllegalArgumentException e) {
-                throw new SourceProblem("INVALID_ENDPOINT", "HF_ENDPOINT: " + e.getMessage());
+                throw new InvalidLocationException(ErrorCode.INVALID_ENDPOINT, "HF_ENDPOINT: " + e.getMessage());
             }
         }
         return hub;

@@ -1,13 +1,13 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.core.Sources;
 
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,8 +20,10 @@ import java.util.TreeSet;
  * client once per provider instance: a hundred shards then share one client and its connections instead of paying
  * for a hundred.
  *
- * <p>Local paths are checked before opening: a FIFO or a device would block or never end, so it is refused with
- * {@code NOT_A_FILE}. Thread-safe.
+ * <p>What cannot name a source at all is refused before anything is opened: an empty path, and a
+ * {@code scheme://} location that is not a valid URI (nothing after the scheme, spaces), which would otherwise be
+ * looked for as a local file. The rule that only regular files are read is the library's ({@code FileSource}).
+ * Thread-safe.
  */
 final class SourceOpener {
     private static final URI S3_PROBE = URI.create("s3://bucket/key");
@@ -52,21 +54,21 @@ final class SourceOpener {
     /**
      * @param location a local path or a URI
      * @return an open source; the caller closes it
-     * @throws IOException if it cannot be opened; {@link SourceProblem} for a non-regular local file or a scheme
-     *                     no backend serves
+     * @throws IOException if it cannot be opened; {@link InvalidLocationException} for a location that names
+     *                     nothing or a scheme no backend serves
      */
     RandomAccessSource open(Location location) throws IOException {
+        if (location.text().isEmpty()) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "empty path: name a .safetensors file");
+        }
+        if (location.uri() == null && location.looksLikeUri()) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "not a valid URI: a location after"
+                    + " the scheme is required, without spaces (encode a space as %20)");
+        }
         if (location.isLocal()) {
             Path path = localPath(location);
-            if (Files.exists(path) && !Files.isDirectory(path) && !Files.isRegularFile(path)) {
-                throw new SourceProblem("NOT_A_FILE", "is not a regular file (a FIFO, socket or device):"
-                        + " pass a .safetensors file");
-            }
-            if (!Files.exists(path) && Files.isSymbolicLink(path)) {
-                throw new NoSuchFileException(location.text(), null, "is a symbolic link to a file that does not"
-                        + " exist: fix the link or pass the file itself");
-            }
-            return location.uri() == null ? Sources.open(path) : Sources.open(location.uri());
+            return location.uri() == null ? Sources.open(UndecodableName.resolve(path))
+                    : Sources.open(location.uri());
         }
         for (RandomAccessSourceProvider p : providers()) {
             if (p.supports(location.uri())) {
@@ -74,10 +76,10 @@ final class SourceOpener {
             }
         }
         if (location.scheme().equals("s3") && !S3Settings.available()) {
-            throw new SourceProblem("UNSUPPORTED_SCHEME", "the S3 backend (dev.safetensors.s3 and the AWS SDK) is not"
+            throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "the S3 backend (dev.safetensors.s3 and the AWS SDK) is not"
                     + " on the module path; bin/safetensors adds it when the command line names an s3:// source");
         }
-        throw new SourceProblem("UNSUPPORTED_SCHEME", "no storage backend reads '" + location.scheme()
+        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend reads '" + location.scheme()
                 + ":' sources; supported: local paths, " + supportedSchemes());
     }
 
@@ -85,7 +87,7 @@ final class SourceOpener {
         try {
             return location.path();
         } catch (IllegalArgumentException e) {
-            throw new SourceProblem("INVALID_PATH", "is not a usable local path or file: URI (" + e.getMessage()
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "is not a usable local path or file: URI (" + e.getMessage()
                     + ")");
         }
     }

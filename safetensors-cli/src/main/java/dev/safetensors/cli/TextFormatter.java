@@ -67,13 +67,13 @@ final class TextFormatter {
         if (checkpoint) {
             row(sb, "shards", Readable.plural(r.shardCount(), "shard"));
         }
-        row(sb, "tensors", Readable.plural(t.tensors(), "tensor") + ", " + Readable.count(t.parameters())
-                + " parameters" + (t.parameters() < 1000 ? "" : String.format(Locale.ROOT, " (%,d)", t.parameters())));
+        row(sb, "tensors", Readable.plural(t.tensors(), "tensor") + ", " + parameters(t.parameters())
+                + (t.parameters() < 1000 ? "" : String.format(Locale.ROOT, " (%,d)", t.parameters())));
         boolean first = true;
         for (Map.Entry<DType, TensorTotals.PerDtype> e : t.byDtype().entrySet()) {
             TensorTotals.PerDtype d = e.getValue();
             row(sb, first ? "dtypes" : "", String.format(Locale.ROOT, "%-7s %-12s %-18s %s", e.getKey(),
-                    Readable.plural(d.tensors(), "tensor"), Readable.count(d.parameters()) + " parameters",
+                    Readable.plural(d.tensors(), "tensor"), parameters(d.parameters()),
                     Readable.bytes(d.bytes())));
             first = false;
         }
@@ -121,13 +121,18 @@ final class TextFormatter {
         if (t == null) {
             return "checks passed: " + checks;
         }
-        String holds = Readable.plural(t.tensors(), "tensor") + ", " + Readable.count(t.parameters())
-                + " parameters, " + Readable.bytes(t.fileBytes());
+        String holds = Readable.plural(t.tensors(), "tensor") + ", " + parameters(t.parameters())
+                + ", " + Readable.bytes(t.fileBytes());
         if (r.kind() == SourceResult.Kind.CHECKPOINT) {
             return "sharded checkpoint of " + Readable.plural(r.shardCount(), "shard") + ", " + holds
                     + " (checks: " + checks + ")";
         }
         return holds;
+    }
+
+    /** A parameter count: {@code 1 parameter}, {@code 7.6 B parameters}. */
+    private static String parameters(long n) {
+        return Readable.count(n) + (n == 1 ? " parameter" : " parameters");
     }
 
     private static String problem(Failure f) {

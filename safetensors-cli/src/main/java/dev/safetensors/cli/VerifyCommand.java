@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.SafetensorsException;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -73,8 +75,9 @@ final class VerifyCommand implements Callable<Integer> {
             try {
                 entries = ManifestFile.read(manifest);
             } catch (IOException e) {
-                Failure f = Failure.from(e, manifest.toString());
-                output.error(manifest + ": cannot read the manifest: " + f.message(), e);
+                String why = e instanceof SafetensorsException s ? s.detail() : Failure.from(e, manifest.toString())
+                        .message();
+                output.error(manifest + ": cannot read the manifest: " + why + " [" + ErrorCode.of(e) + "]", e);
                 return Status.ERROR.exitCode();
             } catch (IllegalArgumentException e) {
                 output.error(manifest + ": not a valid manifest: " + e.getMessage(), e);

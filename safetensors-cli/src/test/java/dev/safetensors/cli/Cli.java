@@ -103,13 +103,36 @@ final class Cli {
         pb.environment().remove("HF_ENDPOINT");
         pb.environment().putAll(env);
         pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        return finish(pb, "safetensors " + String.join(" ", args));
+    }
+
+    /**
+     * Runs a bash script in which {@code $0} is the launcher, for what only a shell shows: pipes, process
+     * substitution, redirections to devices.
+     *
+     * @param script the script
+     * @param args   {@code $1}, {@code $2}, ...
+     * @return what the script printed and returned
+     */
+    static Run shell(String script, String... args) {
+        List<String> command = new ArrayList<>(List.of("bash", "-c", script, LAUNCHER.toString()));
+        command.addAll(Arrays.asList(args));
+        ProcessBuilder pb = new ProcessBuilder(command);
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        pb.environment().put("SAFETENSORS_NO_BUILD", "1");
+        pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        return finish(pb, script);
+    }
+
+    private static Run finish(ProcessBuilder pb, String what) {
         try {
             Process p = pb.start();
             CompletableFuture<byte[]> out = drain(p.getInputStream());
             CompletableFuture<byte[]> err = drain(p.getErrorStream());
             if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                p.descendants().forEach(ProcessHandle::destroyForcibly);
                 p.destroyForcibly();
-                fail("safetensors " + String.join(" ", args) + " did not finish in 120 s");
+                fail(what + " did not finish in 120 s");
             }
             return new Run(p.exitValue(), out.join(), new String(err.join(), StandardCharsets.UTF_8));
         } catch (IOException e) {

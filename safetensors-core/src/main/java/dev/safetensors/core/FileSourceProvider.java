@@ -1,5 +1,7 @@
 package dev.safetensors.core;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 
@@ -25,7 +27,10 @@ public final class FileSourceProvider implements RandomAccessSourceProvider {
         try {
             path = Path.of(uri);
         } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
-            throw new IOException("not a local file URI: " + uri.getScheme() + ":" + uri.getRawPath(), e);
+            InvalidLocationException invalid = new InvalidLocationException(ErrorCode.INVALID_SOURCE,
+                    uri.getScheme() + ":" + uri.getRawPath() + ": not a local file URI");
+            invalid.initCause(e);
+            throw invalid;
         }
         return FileSource.open(path);
     }

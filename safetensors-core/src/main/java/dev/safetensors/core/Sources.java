@@ -51,9 +51,10 @@ public final class Sources {
                 return p.open(uri);
             }
         }
-        throw new IOException("no storage backend supports '" + uri.getScheme() + ":' sources; local files are"
-                + " built in, and s3:, gs:, https:/http:/hf: need safetensors-s3, safetensors-gcs or safetensors-http"
-                + " on the class or module path");
+        throw new dev.safetensors.InvalidLocationException(dev.safetensors.ErrorCode.UNSUPPORTED_SCHEME,
+                "no storage backend supports '" + uri.getScheme() + ":' sources; local files are built in, and s3:,"
+                + " gs:, https:/http:/hf: need safetensors-s3, safetensors-gcs or safetensors-http on the class or"
+                + " module path");
     }
 
     /**

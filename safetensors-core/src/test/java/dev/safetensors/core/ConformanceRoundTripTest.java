@@ -10,8 +10,6 @@ import java.util.List;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertTrue;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 /**
  * Every valid file of the shared conformance corpus survives read-then-write with identical tensors and metadata.
@@ -23,10 +21,7 @@ class ConformanceRoundTripTest {
 
     @Test
     void everyValidFileSurvivesReadThenWrite() throws IOException {
-        String dir = System.getProperty("safetensors.conformance.dir", "");
-        assumeFalse(dir.isBlank(), "conformance corpus not configured: run with -Dconformance.dir=<folder>");
-        Path folder = Path.of(dir);
-        assertTrue(Files.isDirectory(folder), "conformance.dir is not a folder: " + folder.toAbsolutePath());
+        Path folder = ConformanceCorpus.folder("ConformanceRoundTripTest");
         List<Path> valid;
         // the corpus names its files by expectation: valid_*, invalid_*, unsupported_*
         try (Stream<Path> files = Files.list(folder)) {

@@ -3,7 +3,6 @@ package dev.safetensors.core;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.UnsupportedDtypeException;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -18,7 +17,6 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Runs every case of an external conformance corpus: a folder whose {@code cases.jsonl} lists files with their
@@ -34,11 +32,7 @@ class ConformanceTest {
 
     @TestFactory
     List<DynamicTest> everyCaseMatchesItsExpectedVerdict() throws IOException {
-        String dir = System.getProperty("safetensors.conformance.dir", "");
-        Assumptions.assumeFalse(dir.isBlank(),
-                "no conformance corpus given: run with -Dconformance.dir=../shared/conformance to include it");
-        Path folder = Path.of(dir);
-        assertTrue(Files.isDirectory(folder), "conformance folder " + folder.toAbsolutePath() + " does not exist");
+        Path folder = ConformanceCorpus.folder("ConformanceTest");
         List<Case> cases = read(folder.resolve("cases.jsonl"));
         assertFalse(cases.isEmpty(), "no cases in " + folder);
         List<DynamicTest> tests = new ArrayList<>();

@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.TensorInfo;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -20,8 +21,20 @@ final class HeaderAssertions {
         return valid(file, Limits.DEFAULT);
     }
 
+    /**
+     * Reads a file that must pass, and checks what passing means rather than only that nothing was thrown: the
+     * sizes add up to the file, and the tensors tile the payload exactly (rule 21).
+     */
     static SafetensorsHeader valid(byte[] file, Limits limits) throws IOException {
-        return Safetensors.readHeader("test.safetensors", file, limits);
+        SafetensorsHeader h = Safetensors.readHeader("test.safetensors", file, limits);
+        assertEquals(file.length, h.fileSize(), "file size");
+        assertEquals(file.length, 8 + h.headerLength() + h.payloadLength(), "prefix + header + payload");
+        assertEquals(8 + h.headerLength(), h.payloadOffset(), "payload offset");
+        long tensorBytes = h.tensors().stream().mapToLong(TensorInfo::byteLength).sum();
+        assertEquals(h.payloadLength(), tensorBytes, "the tensors tile the payload");
+        assertEquals(h.tensors().size(), h.tensors().stream().map(TensorInfo::name).distinct().count(),
+                "tensor names are unique");
+        return h;
     }
 
     static SafetensorsException fails(ErrorCode code, byte[] file) {

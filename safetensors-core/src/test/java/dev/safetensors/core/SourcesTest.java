@@ -1,12 +1,13 @@
 package dev.safetensors.core;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +41,9 @@ class SourcesTest {
 
     @Test
     void anUnknownSchemeSaysWhichModuleIsMissing() {
-        IOException e = assertThrows(IOException.class, () -> Sources.open(URI.create("ftp://host/m.safetensors")));
+        InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                () -> Sources.open(URI.create("ftp://host/m.safetensors")));
+        assertEquals(ErrorCode.UNSUPPORTED_SCHEME, e.code());
         assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
         assertTrue(e.getMessage().contains("safetensors-s3"), e.getMessage());
     }

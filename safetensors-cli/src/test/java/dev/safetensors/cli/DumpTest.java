@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code dump}: raw bytes, widened floats as text and binary, to stdout or a file. */
-class DumpIT {
+class DumpTest {
     @TempDir
     Path dir;
 
@@ -26,11 +26,11 @@ class DumpIT {
         byte[] file = Fixtures.small().build();
         Path path = Fixtures.write(dir, "m.safetensors", file);
         long payloadStart = file.length - 24 - 8 - 16;
-        Cli.Run run = Cli.run("dump", path.toString(), "bias").exits(0);
+        Cli.Run run = InProcess.run("dump", path.toString(), "bias").exits(0);
         assertArrayEquals(Arrays.copyOfRange(file, (int) payloadStart + 24, (int) payloadStart + 32), run.stdout());
 
         Path out = dir.resolve("weight.bin");
-        Cli.Run toFile = Cli.run("dump", path.toString(), "weight", "--out", out.toString()).exits(0);
+        Cli.Run toFile = InProcess.run("dump", path.toString(), "weight", "--out", out.toString()).exits(0);
         assertArrayEquals(Arrays.copyOfRange(file, (int) payloadStart, (int) payloadStart + 24),
                 Files.readAllBytes(out));
         assertEquals(List.of("wrote 24 bytes of weight F32 [2, 3] to " + out), toFile.outLines());
@@ -39,13 +39,13 @@ class DumpIT {
     @Test
     void f32WidensTheSampleTensorsAsTextAndBinary() throws IOException {
         Path sample = Cli.examples().resolve("sample.safetensors");
-        Cli.Run f16 = Cli.run("dump", "--f32", sample.toString(), "layer0.norm.weight").exits(0);
+        Cli.Run f16 = InProcess.run("dump", "--f32", sample.toString(), "layer0.norm.weight").exits(0);
         assertEquals(List.of("1.0", "1.0", "0.5", "-2.0"), f16.outLines(), f16.describe());
-        Cli.Run bf16 = Cli.run("dump", "--f32", sample.toString(), "layer0.attn.weight").exits(0);
+        Cli.Run bf16 = InProcess.run("dump", "--f32", sample.toString(), "layer0.attn.weight").exits(0);
         assertEquals(9, bf16.outLines().size(), bf16.describe());
 
         Path out = dir.resolve("norm.f32");
-        Cli.run("dump", "--f32", "--binary", sample.toString(), "layer0.norm.weight", "-o", out.toString())
+        InProcess.run("dump", "--f32", "--binary", sample.toString(), "layer0.norm.weight", "-o", out.toString())
                 .exits(0);
         ByteBuffer le = ByteBuffer.wrap(Files.readAllBytes(out)).order(ByteOrder.LITTLE_ENDIAN);
         float[] values = new float[le.remaining() / 4];
@@ -56,18 +56,18 @@ class DumpIT {
     @Test
     void wrongTensorOrDtypeIsAUsageErrorAndABrokenFileIsInvalid() {
         Path sample = Cli.examples().resolve("sample.safetensors");
-        Cli.Run missing = Cli.run("dump", sample.toString(), "no.such.tensor").exits(2);
+        Cli.Run missing = InProcess.run("dump", sample.toString(), "no.such.tensor").exits(2);
         assertTrue(missing.stderr().contains("no tensor named \"no.such.tensor\" among its 4 tensors; list them"
                 + " with 'safetensors inspect --tensors"), missing.describe());
-        Cli.Run ints = Cli.run("dump", "--f32", sample.toString(), "position_ids").exits(2);
+        Cli.Run ints = InProcess.run("dump", "--f32", sample.toString(), "position_ids").exits(2);
         assertTrue(ints.stderr().contains("cannot be read as float32"), ints.describe());
         assertTrue(ints.stderr().contains("without --f32"), ints.describe());
 
         Path broken = Fixtures.write(dir, "gap.safetensors", SafetensorsFixture.create()
                 .tensor("w", "F32", new long[] {1}, 4, 8).build());
-        Cli.Run invalid = Cli.run("dump", broken.toString(), "w").exits(1);
+        Cli.Run invalid = InProcess.run("dump", broken.toString(), "w").exits(1);
         assertTrue(invalid.outLines().get(0).endsWith("[OFFSETS_GAP]"), invalid.describe());
-        Cli.Run json = Cli.run("dump", "--json", sample.toString(), "embed.weight", "--out",
+        Cli.Run json = InProcess.run("dump", "--json", sample.toString(), "embed.weight", "--out",
                 dir.resolve("e.bin").toString()).exits(0);
         assertEquals(2, json.json().get(0).get("requests").asInt(), "the header read and the tensor read\n"
                 + json.describe());

@@ -14,7 +14,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Sharded checkpoints given as a local {@code *.safetensors.index.json}: expansion, cross-checks, hostile indexes. */
-class ShardIT {
+class ShardTest {
     private static final String SHARD1 = "model-00001-of-00002.safetensors";
     private static final String SHARD2 = "model-00002-of-00002.safetensors";
 
@@ -24,7 +24,7 @@ class ShardIT {
     @Test
     void theSampleCheckpointExpandsIntoShardsAndOneAggregate() {
         Path index = Cli.examples().resolve("sharded/model.safetensors.index.json");
-        Cli.Run run = Cli.run("validate", "--json", index.toString()).exits(0);
+        Cli.Run run = InProcess.run("validate", "--json", index.toString()).exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(3, lines.size(), run.describe());
         assertEquals("shard", lines.get(0).get("kind").asString());
@@ -44,7 +44,7 @@ class ShardIT {
                 aggregate.get("checks").toString());
         assertEquals(3, aggregate.get("requests").asInt(), "the index and one read per shard");
 
-        Cli.Run text = Cli.run("inspect", index.toString()).exits(0);
+        Cli.Run text = InProcess.run("inspect", index.toString()).exits(0);
         assertTrue(text.out().contains(index + "  (sharded checkpoint)"), text.describe());
         assertTrue(text.out().contains("shards      2 shards"), text.describe());
         assertTrue(text.outLines().get(0).startsWith("OK          " + index.getParent().resolve(SHARD1) + ": 2"
@@ -54,7 +54,7 @@ class ShardIT {
     @Test
     void everyInconsistencyIsReportedOnTheAggregate() {
         Path good = Fixtures.twoShards(dir.resolve("good"));
-        Cli.run("validate", good.toString()).exits(0);
+        InProcess.run("validate", good.toString()).exits(0);
 
         Map<String, String> wrongShard = new LinkedHashMap<>(Fixtures.twoShardMap());
         wrongShard.put("a.bias", SHARD2);
@@ -72,7 +72,7 @@ class ShardIT {
         Fixtures.write(twice.getParent(), SHARD2, SafetensorsFixture.create().tensor("a.bias", "F32", 4)
                 .tensor("b.weight", "F16", 4).build());
 
-        Cli.Run run = Cli.run("validate", "--json", wrong.toString(), notMapped.toString(), missingTensor.toString(),
+        Cli.Run run = InProcess.run("validate", "--json", wrong.toString(), notMapped.toString(), missingTensor.toString(),
                 total.toString(), twice.toString()).exits(1);
         List<JsonNode> aggregates = run.json().stream().filter(n -> n.get("kind").asString().equals("checkpoint"))
                 .toList();
@@ -99,7 +99,7 @@ class ShardIT {
         for (String name : new String[] {"../secret.safetensors", "/etc/passwd", "sub/x.safetensors",
             "https://evil.example/x.safetensors", "..", "a\\b.safetensors"}) {
             Path index = index("hostile" + Math.abs(name.hashCode()), Fixtures.index(Map.of("w", name), -1));
-            Cli.Run run = Cli.run("validate", index.toString()).exits(1);
+            Cli.Run run = InProcess.run("validate", index.toString()).exits(1);
             assertEquals(1, run.outLines().size(), run.describe());
             String line = run.outLines().get(0);
             assertTrue(line.startsWith("INVALID     " + index + ": "), run.describe());
@@ -113,7 +113,7 @@ class ShardIT {
         Path duplicate = index("dup", "{\"weight_map\": {\"w\": \"" + SHARD1 + "\", \"w\": \"" + SHARD1 + "\"}}");
         Path notJson = index("notjson", "{\"weight_map\": {\"w\": \"" + SHARD1 + "\",}}");
         Path noMap = index("nomap", "{\"metadata\": {}}");
-        Cli.Run run = Cli.run("validate", duplicate.toString(), notJson.toString(), noMap.toString()).exits(1);
+        Cli.Run run = InProcess.run("validate", duplicate.toString(), notJson.toString(), noMap.toString()).exits(1);
         List<String> lines = run.outLines();
         assertEquals(3, lines.size(), run.describe());
         assertTrue(lines.get(0).contains("mapped twice"), run.describe());
@@ -128,12 +128,12 @@ class ShardIT {
         Path missing = Fixtures.twoShards(dir.resolve("missing"));
         assertTrue(missing.getParent().resolve(SHARD2).toFile().delete());
 
-        Cli.Run bad = Cli.run("validate", invalid.toString()).exits(1);
+        Cli.Run bad = InProcess.run("validate", invalid.toString()).exits(1);
         assertEquals(3, bad.outLines().size(), bad.describe());
         assertTrue(bad.outLines().get(1).endsWith("[NOT_SAFETENSORS]"), bad.describe());
         assertTrue(bad.outLines().get(2).startsWith("INVALID     " + invalid + ": shard "), bad.describe());
 
-        Cli.Run gone = Cli.run("validate", "--json", missing.toString()).exits(3);
+        Cli.Run gone = InProcess.run("validate", "--json", missing.toString()).exits(3);
         JsonNode aggregate = gone.json().get(2);
         assertEquals("error", aggregate.get("status").asString(), gone.describe());
         assertEquals("NOT_FOUND", aggregate.get("code").asString(), gone.describe());

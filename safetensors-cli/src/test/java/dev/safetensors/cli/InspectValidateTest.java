@@ -14,14 +14,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@code inspect} and {@code validate}: text and JSON output, policies, exit codes, order under {@code --jobs}. */
-class InspectValidateIT {
+class InspectValidateTest {
     @TempDir
     Path dir;
 
     @Test
     void inspectSummarizesTheSampleCheckpoint() {
         Path sample = Cli.examples().resolve("sample.safetensors");
-        Cli.Run run = Cli.run("inspect", sample.toString()).exits(0);
+        Cli.Run run = InProcess.run("inspect", sample.toString()).exits(0);
         String out = run.out();
         assertTrue(out.startsWith(sample + "\n"), run.describe());
         assertTrue(out.contains("status      OK (checks: prefix, header, layout)"), run.describe());
@@ -37,7 +37,7 @@ class InspectValidateIT {
     @Test
     void inspectTensorsListsNameDtypeShapeAndBytes() {
         Path file = Fixtures.write(dir, "m.safetensors", Fixtures.small().build());
-        Cli.Run run = Cli.run("inspect", "--tensors", file.toString()).exits(0);
+        Cli.Run run = InProcess.run("inspect", "--tensors", file.toString()).exits(0);
         assertTrue(run.out().contains("NAME    DTYPE    SHAPE                      BYTES"), run.describe());
         assertTrue(run.out().contains("weight  F32      [2, 3]                      24 B"), run.describe());
         assertTrue(run.out().contains("step    I64      [2]                         16 B"), run.describe());
@@ -48,7 +48,7 @@ class InspectValidateIT {
         // 7.6 billion BF16 parameters declared over a sparse payload: only the header is read
         Path file = Fixtures.sparse(dir.resolve("big.safetensors"),
                 SafetensorsFixture.create().tensor("w", "BF16", 76_000, 100_000).headerJson(), 2L * 76_000 * 100_000);
-        Cli.Run run = Cli.run("inspect", file.toString()).exits(0);
+        Cli.Run run = InProcess.run("inspect", file.toString()).exits(0);
         assertTrue(run.out().contains("1 tensor, 7.6 B parameters (7,600,000,000)"), run.describe());
         assertTrue(run.out().contains("BF16    1 tensor     7.6 B parameters   15.2 GB"), run.describe());
         assertTrue(run.out().contains("size        15.2 GB (15,200,000,088 bytes): header 80 B, payload 15.2 GB"),
@@ -64,8 +64,8 @@ class InspectValidateIT {
                 .tensor("w", "F8_E4M3", 4).build());
         Path missing = dir.resolve("missing.safetensors");
 
-        Cli.run("validate", ok.toString()).exits(0);
-        Cli.Run mixed = Cli.run("validate", ok.toString(), invalid.toString(), unsupported.toString()).exits(1);
+        InProcess.run("validate", ok.toString()).exits(0);
+        Cli.Run mixed = InProcess.run("validate", ok.toString(), invalid.toString(), unsupported.toString()).exits(1);
         assertEquals(List.of(
                 "OK          " + ok + ": 3 tensors, 12 parameters, " + ok.toFile().length() + " B",
                 "INVALID     " + invalid + ": tensor \"w\": payload bytes [0, 4) belong to no tensor [OFFSETS_GAP]",
@@ -74,18 +74,18 @@ class InspectValidateIT {
                         + " 14); --policy official accepts every dtype the official format names"
                         + " [UNSUPPORTED_DTYPE]"),
                 mixed.outLines(), mixed.describe());
-        Cli.Run withError = Cli.run("validate", invalid.toString(), missing.toString()).exits(3);
+        Cli.Run withError = InProcess.run("validate", invalid.toString(), missing.toString()).exits(3);
         assertEquals(1, withError.outLines().size(), withError.describe());
         assertEquals(List.of("ERROR       " + missing + ": no such file: check the path [NOT_FOUND]"),
                 withError.errLines(), withError.describe());
-        Cli.run("validate", "--policy", "official", unsupported.toString()).exits(0);
-        Cli.run("validate", "--policy", "OFFICIAL", ok.toString()).exits(0);
+        InProcess.run("validate", "--policy", "official", unsupported.toString()).exits(0);
+        InProcess.run("validate", "--policy", "OFFICIAL", ok.toString()).exits(0);
     }
 
     @Test
     void maxHeaderBytesBoundsTheHeader() {
         Path ok = Fixtures.write(dir, "ok.safetensors", Fixtures.small().build());
-        Cli.Run run = Cli.run("validate", "--json", "--max-header-bytes", "64", ok.toString()).exits(1);
+        Cli.Run run = InProcess.run("validate", "--json", "--max-header-bytes", "64", ok.toString()).exits(1);
         JsonNode r = run.json().get(0);
         assertEquals("HEADER_TOO_LARGE", r.get("code").asString(), run.describe());
         assertTrue(r.get("message").asString().contains("--max-header-bytes"), run.describe());
@@ -97,7 +97,7 @@ class InspectValidateIT {
         Path ok = Fixtures.write(dir, "ok.safetensors", Fixtures.small().build());
         Path bad = Fixtures.write(dir, "bad.safetensors", "{\"not\": \"safetensors\"}");
         Path missing = dir.resolve("missing.safetensors");
-        Cli.Run run = Cli.run("inspect", "--json", "--tensors", ok.toString(), bad.toString(), missing.toString())
+        Cli.Run run = InProcess.run("inspect", "--json", "--tensors", ok.toString(), bad.toString(), missing.toString())
                 .exits(3);
         assertEquals("", run.stderr(), "JSON mode keeps stderr quiet\n" + run.describe());
         List<JsonNode> lines = run.json();
@@ -153,7 +153,7 @@ class InspectValidateIT {
             }
             args.add(Fixtures.write(dir, "f" + i + ".safetensors", f.build()).toString());
         }
-        Cli.Run run = Cli.run(args.toArray(String[]::new)).exits(0);
+        Cli.Run run = InProcess.run(args.toArray(String[]::new)).exits(0);
         List<String> lines = run.outLines();
         assertEquals(60, lines.size(), run.describe());
         for (int i = 0; i < 60; i++) {

@@ -1,0 +1,48 @@
+package dev.safetensors.cli;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Help of every subcommand and usage errors (exit 2), in-process. */
+class CommandLineTest {
+
+    @Test
+    void everySubcommandHasHelpWithExamplesAndTheCommonOptions() {
+        for (String command : new String[] {"inspect", "validate", "verify", "manifest", "dump"}) {
+            Cli.Run run = InProcess.run(command, "--help").exits(0);
+            assertTrue(run.out().contains("Examples:"), run.describe());
+            assertTrue(run.out().contains("safetensors " + command), run.describe());
+            for (String option : new String[] {"--json", "--policy", "--jobs", "--max-header-bytes", "--debug"}) {
+                assertTrue(run.out().contains(option), option + "\n" + run.describe());
+            }
+        }
+    }
+
+    @Test
+    void usageErrorsExitTwoWithOneLineAndAHint() {
+        Path sample = Cli.examples().resolve("sample.safetensors");
+        String[][] cases = {
+            {},
+            {"frobnicate"},
+            {"validate"},
+            {"validate", "--jobs", "0", sample.toString()},
+            {"validate", "--max-header-bytes", "1", sample.toString()},
+            {"validate", "--policy", "lenient", sample.toString()},
+            {"verify", sample.toString()},
+            {"verify", sample.toString(), "--sha256", "abc"},
+            {"dump", "--binary", sample.toString(), "embed.weight", "--out", "/dev/null"},
+            {"dump", "--json", sample.toString(), "embed.weight"},
+        };
+        for (String[] args : cases) {
+            Cli.Run run = InProcess.run(args);
+            assertEquals(2, run.exit(), String.join(" ", args) + "\n" + run.describe());
+            assertTrue(run.stderr().startsWith("safetensors: "), run.describe());
+            assertTrue(run.stdout().length == 0, run.describe());
+            assertTrue(!run.stderr().contains("\tat "), "no stack trace\n" + run.describe());
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package dev.safetensors.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * What only the launcher and a real process show: the terminal flags the launcher passes, a manifest read from a
+ * pipe (the launcher never reads user files), and standard output that is a full device or a pipe closed early.
+ */
+class LauncherIT {
+    @TempDir
+    Path dir;
+
+    @Test
+    void progressIsDrawnOnATerminalOnly() {
+        long payload = 1L << 30;
+        Path big = Fixtures.sparse(dir.resolve("big.safetensors"), dev.safetensors.fixtures.SafetensorsFixture.create()
+                .tensor("w", "F32", payload / 4).headerJson(), payload);
+        String sha = "0".repeat(64);
+        // the launcher says stderr is no terminal here (a pipe); the property plays the terminal
+        Cli.Run quiet = Cli.run("verify", big.toString(), "--sha256", sha).exits(1);
+        assertEquals("", quiet.stderr(), quiet.describe());
+        Cli.Run drawn = Cli.run(Map.of("SAFETENSORS_JAVA_OPTS", "-Dsafetensors.stderr.terminal=true"), "verify",
+                big.toString(), "--sha256", sha).exits(1);
+        assertTrue(drawn.stderr().contains("\r[#"), drawn.describe());
+        assertTrue(drawn.stderr().contains(" / 1.1 GB  "), drawn.describe());
+        assertTrue(drawn.stderr().endsWith("\r\u001b[K"), "the bar is erased at the end\n" + drawn.describe());
+        assertTrue(drawn.outLines().get(0).startsWith("INVALID     " + big + ": the SHA-256 computed here is "),
+                drawn.describe());
+    }
+
+    @Test
+    void aManifestFromAPipeOrAProcessSubstitutionIsReadByJavaOnly() throws IOException {
+        Path file = Fixtures.write(dir, "m.safetensors", Fixtures.small().build());
+        Path manifest = dir.resolve("m.manifest.json");
+        Files.write(manifest, Cli.run("manifest", file.toString()).exits(0).stdout());
+        Cli.Run piped = Cli.shell("cat \"$1\" | \"$0\" verify --manifest /dev/stdin", manifest.toString()).exits(0);
+        assertTrue(piped.outLines().get(0).startsWith("OK          " + file + ": all checks passed"), piped.describe());
+        Cli.Run substituted = Cli.shell("\"$0\" verify --manifest <(cat \"$1\")", manifest.toString()).exits(0);
+        assertEquals(1, substituted.outLines().size(), substituted.describe());
+    }
+
+    @Test
+    void aFullDeviceOnStdoutExitsThreeWithAMessage() {
+        Path file = Fixtures.write(dir, "m.safetensors", Fixtures.small().build());
+        for (String command : List.of("validate", "inspect --json", "manifest")) {
+            Cli.Run run = Cli.shell("\"$0\" " + command + " \"$1\" > /dev/full", file.toString()).exits(3);
+            assertEquals(List.of("safetensors: cannot write to standard output (a closed pipe or a full disk?); the"
+                    + " output is incomplete [WRITE_FAILED]"), run.errLines(), command + "\n" + run.describe());
+        }
+    }
+
+    @Test
+    void aPipeClosedEarlyPrintsNoStackTrace() {
+        long values = 4L << 20;
+        Path big = Fixtures.sparse(dir.resolve("big.safetensors"), dev.safetensors.fixtures.SafetensorsFixture.create()
+                .tensor("w", "F32", values).headerJson(), values * 4);
+        // head exits after one line; the 16 MB of text that follow meet a closed pipe
+        Cli.Run run = Cli.shell("\"$0\" dump --f32 \"$1\" w | head -n 1; exit \"${PIPESTATUS[0]}\"",
+                big.toString()).exits(3);
+        assertEquals(List.of("0.0"), run.outLines(), run.describe());
+        assertEquals(List.of("safetensors: cannot write to standard output (a closed pipe or a full disk?); the"
+                + " output is incomplete [WRITE_FAILED]"), run.errLines(), run.describe());
+    }
+
+    @Test
+    void aFileWhoseNameIsNotUtf8IsOpened() {
+        Path file = Fixtures.write(dir, "m.safetensors", Fixtures.small().build());
+        Cli.Run run = Cli.shell("name=\"$(printf '%s/m\\xff.safetensors' \"$2\")\"; cp \"$1\" \"$name\";"
+                + " \"$0\" validate \"$name\"", file.toString(), dir.toString()).exits(0);
+        assertEquals(List.of("OK          " + dir + "/m\\ufffd.safetensors: 3 tensors, 12 parameters, 272 B"),
+                run.outLines(), run.describe());
+    }
+}
