@@ -233,6 +233,23 @@ class ReshardTest {
         }
     }
 
+    /** Every tensor of {@code expected} is in one of the {@code *.safetensors} files of {@code dir}, with its bytes. */
+    static void assertSameTensorsAcross(Path expected, Path dir) throws IOException {
+        int found = 0;
+        try (SafetensorsFile a = SafetensorsFile.open(expected);
+             var files = Files.list(dir)) {
+            for (Path p : files.filter(f -> f.toString().endsWith(".safetensors")).sorted().toList()) {
+                try (SafetensorsFile b = SafetensorsFile.open(p)) {
+                    for (TensorInfo u : b.header().tensors()) {
+                        assertEquals(a.readBytes(u.name()), b.readBytes(u.name()), u.name());
+                        found++;
+                    }
+                }
+            }
+            assertEquals(a.header().tensors().size(), found);
+        }
+    }
+
     private static List<String> names(Path file) throws IOException {
         List<String> names = new ArrayList<>();
         for (TensorInfo t : Safetensors.readHeader(file).tensors()) {
