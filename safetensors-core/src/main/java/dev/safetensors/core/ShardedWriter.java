@@ -49,7 +49,8 @@ import java.util.Objects;
  * {@link #replaceExisting(boolean)}. Every file is written to a temporary file first; only when all of them are
  * complete are they renamed into place, shards first and the index last. A failure while writing (a source that
  * delivers the wrong length, an interrupt, a full disk) deletes the temporary files and leaves the directory as it
- * was.
+ * was. The renames themselves are one per file: if one fails (another process created the file meanwhile, the
+ * directory vanished), the files renamed before it stay, and the index, renamed last, is not written.
  *
  * <p>Not thread-safe.
  */
