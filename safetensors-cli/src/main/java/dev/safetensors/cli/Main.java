@@ -66,6 +66,7 @@ public final class Main {
         commands.put("verify", () -> new VerifyCommand(out, err));
         commands.put("manifest", () -> new ManifestCommand(out, err));
         commands.put("dump", () -> new DumpCommand(out, err));
+        commands.put("reshard", () -> new ReshardCommand(out, err));
         CommandLine cli = new CommandLine(new SafetensorsCommand(err));
         // picocli reflects over every command it is given; a run needs only its own (startup time is the budget),
         // the version none, and the help and usage errors all of them, to list them

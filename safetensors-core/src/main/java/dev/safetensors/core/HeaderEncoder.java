@@ -15,8 +15,8 @@ import java.util.Map;
 /**
  * Encodes the canonical header of {@link SafetensorsWriter}: compact JSON in UTF-8, {@code __metadata__} first when
  * there is any (keys in insertion order), then the tensors in insertion order, which is also their data order, each
- * with {@code dtype}, {@code shape} and {@code data_offsets} in that order; then spaces up to a multiple of 8 bytes,
- * so the payload starts 8-aligned. Only what JSON requires is escaped: quote, backslash and control characters;
+ * with {@code dtype}, {@code shape} and {@code data_offsets} in that order; then spaces until the payload starts
+ * at a multiple of the layout's {@link Alignment#payloadMultiple()} (8 at least). Only what JSON requires is escaped: quote, backslash and control characters;
  * everything else is written as UTF-8.
  */
 final class HeaderEncoder {
@@ -30,12 +30,14 @@ final class HeaderEncoder {
     }
 
     /**
-     * @param target a name for messages
+     * @param target   a name for messages
+     * @param entries  the tensors in payload order
+     * @param multiple the payload starts at a multiple of this many bytes (a power of two, 8 or more)
      * @return the header bytes, padding included
      * @throws InvalidHeaderException {@link ErrorCode#INVALID_UTF8} for a string with an unpaired surrogate, which
      *                                UTF-8 cannot encode
      */
-    static byte[] encode(String target, List<WriterEntry> entries, Map<String, String> metadata)
+    static byte[] encode(String target, List<WriterEntry> entries, Map<String, String> metadata, int multiple)
             throws InvalidHeaderException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 96 * entries.size());
         try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out, JsonEncoding.UTF8)) {
@@ -69,7 +71,8 @@ final class HeaderEncoder {
             }
             g.writeEndObject();
         }
-        for (int pad = (8 - out.size() % 8) % 8; pad > 0; pad--) {
+        // the 8-byte prefix is a multiple of every power of two up to 8; past that it counts
+        for (int pad = (multiple - (8 + out.size()) % multiple) % multiple; pad > 0; pad--) {
             out.write(' ');
         }
         return out.toByteArray();

@@ -1,6 +1,8 @@
 package dev.safetensors.core;
 
 import dev.safetensors.DType;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
 import dev.safetensors.SafetensorsHeader;
 
@@ -9,19 +11,13 @@ import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
-import java.nio.channels.FileChannel;
 import java.nio.channels.WritableByteChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Writes canonical safetensors files.
@@ -36,21 +32,28 @@ import java.util.concurrent.ThreadLocalRandom;
  *
  * <h2>The canonical form</h2>
  * The header is compact JSON: {@code __metadata__} first when there is any (keys in the order they were added),
- * then the tensors in the order they were added, each as {@code {"dtype":..,"shape":[..],"data_offsets":[b,e]}};
- * only quote, backslash and control characters are escaped. It is padded with spaces to a multiple of 8 bytes, so the
- * payload starts 8-aligned. The payload holds the tensors contiguously in the order they were added. The same calls
- * therefore always give the same bytes.
+ * then the tensors in data order, each as {@code {"dtype":..,"shape":[..],"data_offsets":[b,e]}}; only quote,
+ * backslash and control characters are escaped. It is padded with spaces so the payload starts at a multiple of 8
+ * bytes (or of N, see {@link Alignment}). The payload holds the tensors contiguously, in the order they were added
+ * unless an {@link #alignment(Alignment) alignment} orders them. The same calls therefore always give the same bytes.
+ *
+ * <h2>Streaming</h2>
+ * A tensor's bytes may come from memory or from a {@link TensorSource}: a channel or a range of a
+ * {@link dev.safetensors.RandomAccessSource}, read in 1 MiB blocks while the file is written. Memory use is then one
+ * block whatever the checkpoint's size, and a tensor may exceed 2 GiB. A source must deliver exactly the length it
+ * declared ({@link ErrorCode#TRUNCATED} or {@link ErrorCode#LENGTH_MISMATCH} otherwise). Writing checks the thread's
+ * interrupt flag before every block ({@link java.io.InterruptedIOException}, code {@link ErrorCode#INTERRUPTED}).
  *
  * <h2>Checks</h2>
  * Before the first byte is written, the header is validated by the same validator readers use, under this writer's
  * {@link Limits}, against the payload it describes: whatever a reader would refuse, the writer refuses, with the same
- * {@link dev.safetensors.ErrorCode} (a duplicate name is {@code DUPLICATE_KEY}, a tensor named {@code __metadata__}
+ * {@link ErrorCode} (a duplicate name is {@code DUPLICATE_KEY}, a tensor named {@code __metadata__}
  * {@code INVALID_METADATA} or {@code DUPLICATE_KEY}, bytes that do not match dtype and shape {@code LENGTH_MISMATCH},
  * a dtype outside the policy {@code UNSUPPORTED_DTYPE}, and so on). A string with an unpaired surrogate is
  * {@code INVALID_UTF8}. So every file it writes passes the validator.
  *
  * <p>Tensor data is held by reference, not copied, until it is written: do not change it in between. Not
- * thread-safe; a writer may write the same content any number of times.
+ * thread-safe; a writer may write the same content any number of times (a one-shot channel source only once).
  */
 public final class SafetensorsWriter {
     private static final String STREAM_NAME = "<output>";
@@ -58,7 +61,7 @@ public final class SafetensorsWriter {
     private final Limits limits;
     private final List<WriterEntry> entries = new ArrayList<>();
     private final Map<String, String> metadata = new LinkedHashMap<>();
-
+    private Alignment alignment = Alignment.INSERTION_ORDER;
     private SafetensorsWriter(Limits limits) {
         this.limits = limits;
     }
@@ -110,8 +113,37 @@ public final class SafetensorsWriter {
      * @return this writer
      */
     public SafetensorsWriter tensor(String name, DType dtype, long[] shape, ByteBuffer bytes) {
-        entries.add(WriterEntry.ofBytes(Objects.requireNonNull(name, "name"), Objects.requireNonNull(dtype, "dtype"),
-                shape, bytes));
+        return tensor(name, dtype, shape, TensorSource.of(bytes));
+    }
+
+    /**
+     * Adds a tensor whose bytes are read from a source while the file is written.
+     *
+     * @param name   the name
+     * @param dtype  the element type
+     * @param shape  the dimensions (copied); empty for a scalar
+     * @param source the tensor's little-endian bytes; its declared length must match dtype and shape
+     * @return this writer
+     */
+    public SafetensorsWriter tensor(String name, DType dtype, long[] shape, TensorSource source) {
+        entries.add(WriterEntry.of(Objects.requireNonNull(name, "name"), Objects.requireNonNull(dtype, "dtype"),
+                shape, Objects.requireNonNull(source, "source")));
+        return this;
+    }
+
+    /** Adds tensors already queued by another writer (a shard of a {@link ShardedWriter}). */
+    void addAll(List<WriterEntry> more) {
+        entries.addAll(more);
+    }
+
+    /**
+     * Chooses the layout of the payload; the default is {@link Alignment#INSERTION_ORDER}.
+     *
+     * @param alignment the layout
+     * @return this writer
+     */
+    public SafetensorsWriter alignment(Alignment alignment) {
+        this.alignment = Objects.requireNonNull(alignment, "alignment");
         return this;
     }
 
@@ -145,7 +177,7 @@ public final class SafetensorsWriter {
     /**
      * Validates what this writer would write and returns it as a reader would see it; writes nothing.
      *
-     * @return the header of the output, tensors in data order (the order they were added)
+     * @return the header of the output, tensors in data order
      * @throws IOException a {@link dev.safetensors.SafetensorsException} naming the rule the output would break
      */
     public SafetensorsHeader header() throws IOException {
@@ -162,7 +194,7 @@ public final class SafetensorsWriter {
      */
     public long writeTo(WritableByteChannel out) throws IOException {
         Objects.requireNonNull(out, "out");
-        return encode(STREAM_NAME).writeTo(out);
+        return encode(STREAM_NAME).writeTo(new BlockCopy(STREAM_NAME, out));
     }
 
     /**
@@ -175,64 +207,65 @@ public final class SafetensorsWriter {
      */
     public long writeTo(OutputStream out) throws IOException {
         Objects.requireNonNull(out, "out");
-        return encode(STREAM_NAME).writeTo(Channels.newChannel(out));
+        return encode(STREAM_NAME).writeTo(new BlockCopy(STREAM_NAME, Channels.newChannel(out)));
     }
 
     /**
      * Writes the file to {@code path} atomically: into a temporary file in the same directory, forced to the device,
-     * then moved over {@code path}. Readers see the old file or the whole new one, never a part. If a check fails,
-     * nothing is created; if writing fails, the temporary file is deleted.
+     * then renamed over {@code path}. Readers see the old file or the whole new one, never a part. If a check fails,
+     * nothing is created; if writing fails (a source that delivers too few or too many bytes, an interrupt, a full
+     * disk), the temporary file is deleted, and the JVM's shutdown deletes one still being written.
+     *
+     * <p>What is replaced is respected: a symbolic link is written through (its target is replaced, the link stays;
+     * a link to a missing file is refused with {@link ErrorCode#NOT_FOUND}); a replaced file keeps its POSIX
+     * permissions (a 0600 file stays 0600, and the new bytes are never readable by more users than the old ones); a
+     * directory, FIFO or device is refused with {@link ErrorCode#NOT_A_FILE}. Runs of zeros of 1 MiB blocks are left
+     * as holes, so a sparse input gives a sparse file.
      *
      * @param path where the file goes; an existing file is replaced
      * @return the number of bytes written
      * @throws IOException a {@link dev.safetensors.SafetensorsException} if the output would break a rule (see the
-     *                     class comment), or a failure of the file system
+     *                     class comment), or a failure of the source or the file system
      */
     public long writeTo(Path path) throws IOException {
-        Path target = path.toAbsolutePath();
         Encoded encoded = encode(path.toString());
-        // not Files.createTempFile: its owner-only permissions would end up on the result
-        Path temp = target.resolveSibling("." + target.getFileName() + "." + Long.toUnsignedString(
-                ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
-        FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
-        try {
-            long written;
-            try (ch) {
-                written = encoded.writeTo(ch);
-                ch.force(true);
-            }
-            move(temp, target);
+        try (AtomicFile file = AtomicFile.create(path, true, TempFileJanitor.JVM)) {
+            long written = encoded.writeTo(file);
+            file.commit();
             return written;
-        } catch (IOException | RuntimeException e) {
-            Files.deleteIfExists(temp);
-            throw e;
         }
     }
 
-    private static void move(Path temp, Path target) throws IOException {
-        try {
-            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
-
-    private Encoded encode(String target) throws IOException {
-        byte[] json = HeaderEncoder.encode(target, entries, metadata);
+    /** @return the header and tensors to write, validated under this writer's limits */
+    Encoded encode(String target) throws IOException {
+        List<WriterEntry> ordered = alignment.order(entries);
+        byte[] json = HeaderEncoder.encode(target, ordered, metadata, alignment.payloadMultiple());
         long size = 8L + json.length;
-        for (WriterEntry e : entries) {
+        for (WriterEntry e : ordered) {
+            if (e.byteLength() > Long.MAX_VALUE - size) {
+                throw new InvalidHeaderException(ErrorCode.OVERFLOW, target, "the tensors hold more than 2^63-1"
+                        + " bytes together", e.name(), -1);
+            }
             size += e.byteLength();
         }
         SafetensorsHeader header = Safetensors.parseHeader(target, json, size, limits);
-        return new Encoded(json, header, List.copyOf(entries));
+        return new Encoded(target, json, header, ordered);
     }
 
-    /** A header that passed the validator, and the tensors it describes. */
-    private record Encoded(byte[] json, SafetensorsHeader header, List<WriterEntry> entries) {
-        long writeTo(WritableByteChannel out) throws IOException {
+    /** A header that passed the validator, and the tensors it describes in data order. */
+    record Encoded(String target, byte[] json, SafetensorsHeader header, List<WriterEntry> entries) {
+        /** Writes the whole file into a temporary file, leaving holes for zeros; the caller commits it. */
+        long writeTo(AtomicFile file) throws IOException {
+            BlockCopy copy = new BlockCopy(target, file.channel());
+            long written = writeTo(copy);
+            copy.finish();
+            return written;
+        }
+
+        long writeTo(BlockCopy out) throws IOException {
             ByteBuffer prefix = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN).putLong(0, json.length);
-            WriterEntry.writeFully(out, prefix);
-            WriterEntry.writeFully(out, ByteBuffer.wrap(json));
+            out.write(prefix);
+            out.write(ByteBuffer.wrap(json));
             for (WriterEntry e : entries) {
                 e.writeTo(out);
             }

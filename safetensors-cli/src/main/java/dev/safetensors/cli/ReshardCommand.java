@@ -1,0 +1,249 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.InvalidHeaderException;
+import dev.safetensors.Limits;
+import dev.safetensors.TensorInfo;
+import dev.safetensors.core.Alignment;
+import dev.safetensors.core.SafetensorsFile;
+import dev.safetensors.core.SafetensorsWriter;
+import dev.safetensors.core.ShardedWriter;
+import dev.safetensors.core.TensorSource;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.ConcurrentHashMap;
+
+/** {@code safetensors reshard}: split, merge or re-lay out a checkpoint into local shards, verified tensor by tensor. */
+@Command(name = "reshard", sortOptions = false, usageHelpAutoWidth = true,
+        description = {"Write a checkpoint as shards of at most --max-shard-size (sum of tensor bytes, as"
+                + " huggingface_hub counts it) and an index, or as one file. SOURCE is anything the other commands"
+                + " read: a file, an index, an hf:// repository, s3://, gs://, https://.",
+                "Tensor bytes are streamed from the source to the new files. Each tensor's SHA-256 is computed as it"
+                        + " is read from the source, then again from the file it landed in after writing; the two"
+                        + " must be equal. Every file is written to a temporary file and renamed into place only"
+                        + " when all are complete; existing files are never replaced without --force."},
+        footer = {"", "Examples:",
+                "  safetensors reshard model.safetensors --out shards --max-shard-size 2GB",
+                "  safetensors reshard hf://openai-community/gpt2 --out gpt2 --single",
+                "  safetensors reshard shards/model.safetensors.index.json --out merged --single --align 64"})
+final class ReshardCommand implements Callable<Integer> {
+    private final PrintStream out;
+    private final PrintStream err;
+
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    CommonOptions common;
+
+    @Parameters(index = "0", paramLabel = "SOURCE", description = "The checkpoint to read.")
+    String source;
+
+    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Local directory to write into"
+            + " (created if missing).")
+    Path outDir;
+
+    @Option(names = "--max-shard-size", paramLabel = "SIZE", defaultValue = "5GB", description = "Largest shard, with"
+            + " a unit: 5GB = 5*10^9 bytes, 2GiB = 2*2^30 (default ${DEFAULT-VALUE}). A larger tensor gets a shard of"
+            + " its own; when everything fits, one file is written.")
+    String maxShardSize;
+
+    @Option(names = "--single", description = "Write one file, whatever its size (a merge).")
+    boolean single;
+
+    @Option(names = "--prefix", paramLabel = "NAME", defaultValue = "model", description = "File name prefix:"
+            + " NAME-00001-of-00003.safetensors, NAME.safetensors.index.json (default ${DEFAULT-VALUE}).")
+    String prefix;
+
+    @Option(names = "--align", paramLabel = "LAYOUT", defaultValue = "insertion", description = "insertion (keep"
+            + " the source's order), dtype (largest element size first, as the official writer: every tensor starts"
+            + " at a multiple of its element size) or N (a power of two from 8: the payload and as many tensors as"
+            + " possible start at multiples of N; see docs/writing.md).")
+    String align;
+
+    @Option(names = "--metadata", paramLabel = "KEY=VALUE", description = "Set or replace a metadata entry in every"
+            + " output file (repeatable); the strict rules' bounds apply.")
+    List<String> metadata = new ArrayList<>();
+
+    @Option(names = "--force", description = "Replace existing output files of the same names.")
+    boolean force;
+
+    /**
+     * @param out stdout
+     * @param err stderr
+     */
+    ReshardCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public Integer call() {
+        long maxBytes = single ? Long.MAX_VALUE : size();
+        Alignment alignment = alignment();
+        Limits limits = common.limits();
+        Map<String, String> extra = metadata(limits);
+        ShardedWriter writer;
+        try {
+            writer = ShardedWriter.create(maxBytes, limits).prefix(prefix).alignment(alignment).replaceExisting(force);
+        } catch (IllegalArgumentException e) {
+            throw usage("--prefix: " + e.getMessage());
+        }
+        SourceOpener opener = common.opener();
+        Output output = common.output(out, err);
+        ReshardReport report = new ReshardReport(out, common.json);
+        String shown = Location.parse(source).text();
+        ReshardInput input;
+        try {
+            input = ReshardInput.open(source, opener, limits);
+        } catch (ReshardInput.ExpansionFailure e) {
+            return failed(output, report, shown, e.failure());
+        } catch (IOException | RuntimeException e) {
+            return failed(output, report, shown, Failure.from(e, shown));
+        }
+        try (input) {
+            return reshard(input, writer.metadata(input.metadata()).metadata(extra), output, report, limits);
+        } catch (IOException | RuntimeException e) {
+            return failed(output, report, shown, Failure.from(e, shown));
+        }
+    }
+
+    private int reshard(ReshardInput input, ShardedWriter writer, Output output, ReshardReport report,
+                        Limits limits) throws IOException {
+        Map<String, String> read = new ConcurrentHashMap<>();
+        long total = 0;
+        for (ReshardInput.Tensor t : input.tensors()) {
+            total += t.info().byteLength();
+        }
+        try (ProgressBar bar = output.startProgress(2 * total, ProgressBar.Unit.BYTES)) {
+            for (ReshardInput.Tensor t : input.tensors()) {
+                TensorInfo info = t.info();
+                long length = info.byteLength();
+                writer.tensor(info.name(), info.dtype(), info.shape(), TensorSource.of(length, () ->
+                        DigestingChannel.reading(t.source().openRange(t.position(), length), length, bar::advance,
+                                d -> read.put(info.name(), d))));
+            }
+            List<Path> written;
+            try {
+                Files.createDirectories(outDir);
+                written = writer.writeTo(outDir);
+            } catch (IOException e) {
+                Failure f = Failure.from(e, outDir.toString());
+                String hint = f.code().equals("WRITE_FAILED") && !force ? "; use --force to replace it" : "";
+                return failed(output, report, outDir.toString(), new Failure(f.status(), f.code(), f.message() + hint,
+                        f.check(), e));
+            }
+            int mismatches = 0;
+            for (Path file : written) {
+                if (file.getFileName().toString().endsWith(Location.INDEX_SUFFIX)) {
+                    bar.printAbove(() -> report.index(file, sizeOf(file)));
+                    continue;
+                }
+                List<ReshardReport.Landed> landed = verify(file, limits, read, bar);
+                mismatches += (int) landed.stream().filter(l -> !l.verified()).count();
+                bar.printAbove(() -> report.shard(file, sizeOf(file), landed));
+            }
+            report.summary(input.name(), written.size(), input.tensors().size(), total, mismatches,
+                    input.requests());
+            return mismatches == 0 ? 0 : Status.INVALID.exitCode();
+        }
+    }
+
+    /** Reads every tensor back from the file it landed in and compares its digest with the one read at the source. */
+    private static List<ReshardReport.Landed> verify(Path file, Limits limits, Map<String, String> read,
+                                                     ProgressBar bar) throws IOException {
+        List<ReshardReport.Landed> landed = new ArrayList<>();
+        try (SafetensorsFile f = SafetensorsFile.open(file, limits)) {
+            List<TensorInfo> inOrder = new ArrayList<>(f.header().tensors());
+            inOrder.sort(java.util.Comparator.comparingLong(TensorInfo::begin));
+            for (TensorInfo t : inOrder) {
+                String[] digest = new String[1];
+                try (DigestingChannel sink = DigestingChannel.sink(t.byteLength(), bar::advance, d -> digest[0] = d)) {
+                    f.copyTensorTo(t.name(), sink);
+                }
+                landed.add(new ReshardReport.Landed(t, digest[0], digest[0] != null
+                        && digest[0].equals(read.get(t.name()))));
+            }
+        }
+        return landed;
+    }
+
+    private static long sizeOf(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private int failed(Output output, ReshardReport report, String name, Failure f) {
+        if (common.json) {
+            report.failure(name, f);
+        } else {
+            output.error(Sanitized.line(name, 400) + ": " + f.message() + " [" + f.code() + "]", f.cause());
+        }
+        return f.status().exitCode();
+    }
+
+    private long size() {
+        try {
+            return ByteSize.parse(maxShardSize);
+        } catch (IllegalArgumentException e) {
+            throw usage("--max-shard-size: " + e.getMessage());
+        }
+    }
+
+    private Alignment alignment() {
+        switch (align) {
+            case "insertion":
+                return Alignment.INSERTION_ORDER;
+            case "dtype":
+                return Alignment.DTYPE;
+            default:
+                try {
+                    return Alignment.bytes(Integer.parseInt(align));
+                } catch (IllegalArgumentException e) {
+                    throw usage("--align must be insertion, dtype or a power of two from 8 to " + Alignment.MAX_BYTES
+                            + ", was '" + Sanitized.line(align, 40) + "'");
+                }
+        }
+    }
+
+    /** Parses the --metadata entries and checks them against the rules before anything is read or written. */
+    private Map<String, String> metadata(Limits limits) {
+        Map<String, String> entries = new LinkedHashMap<>();
+        for (String m : metadata) {
+            int eq = m.indexOf('=');
+            if (eq <= 0) {
+                throw usage("--metadata takes KEY=VALUE with a non-empty KEY, was '" + Sanitized.line(m, 80) + "'");
+            }
+            entries.put(m.substring(0, eq), m.substring(eq + 1));
+        }
+        try {
+            SafetensorsWriter.create(limits).metadata(entries).header();
+        } catch (InvalidHeaderException e) {
+            throw usage("--metadata: " + Failure.from(e, "<metadata>").message() + " [" + e.code() + "]");
+        } catch (IOException e) {
+            throw usage("--metadata: " + e.getMessage());
+        }
+        return entries;
+    }
+
+    private ParameterException usage(String message) {
+        return new ParameterException(spec.commandLine(), message);
+    }
+}

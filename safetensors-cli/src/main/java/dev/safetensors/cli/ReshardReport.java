@@ -1,0 +1,143 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.TensorInfo;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonWriteFeature;
+
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * What {@code reshard} prints. Text: one line per file written, each tensor's SHA-256 under its shard, and a summary.
+ * JSON Lines: one object per file written ({@code kind} {@code shard} or {@code index}; a shard lists its tensors
+ * with {@code sha256} and {@code verified}), then a summary object ({@code kind} {@code reshard}). A failure is one
+ * line on stderr, or with {@code --json} a summary object with {@code status}, {@code code} and {@code message}.
+ */
+final class ReshardReport {
+    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+
+    /**
+     * A tensor as it landed.
+     *
+     * @param info     as the written shard's header says
+     * @param sha256   the digest of the bytes read back from the shard
+     * @param verified whether it equals the digest of the bytes read from the source
+     */
+    record Landed(TensorInfo info, String sha256, boolean verified) {
+    }
+
+    private final PrintStream out;
+    private final boolean json;
+
+    /**
+     * @param out  stdout
+     * @param json whether to print JSON Lines
+     */
+    ReshardReport(PrintStream out, boolean json) {
+        this.out = out;
+        this.json = json;
+    }
+
+    /** @param file a shard written, and its tensors */
+    void shard(Path file, long size, List<Landed> tensors) {
+        if (json) {
+            line(g -> {
+                g.writeStringProperty("file", file.toString());
+                g.writeStringProperty("kind", "shard");
+                g.writeNumberProperty("size", size);
+                g.writeName("tensors");
+                g.writeStartArray();
+                for (Landed t : tensors) {
+                    g.writeStartObject();
+                    g.writeStringProperty("name", t.info().name());
+                    g.writeStringProperty("dtype", t.info().dtype().name());
+                    g.writeName("shape");
+                    g.writeArray(t.info().shape(), 0, t.info().shape().length);
+                    g.writeNumberProperty("bytes", t.info().byteLength());
+                    g.writeStringProperty("sha256", t.sha256());
+                    g.writeBooleanProperty("verified", t.verified());
+                    g.writeEndObject();
+                }
+                g.writeEndArray();
+            });
+            return;
+        }
+        out.printf(Locale.ROOT, "wrote %s  %s, %s%n", Sanitized.line(file.toString(), 400),
+                Readable.plural(tensors.size(), "tensor"), Readable.bytes(size));
+        for (Landed t : tensors) {
+            out.printf(Locale.ROOT, "  sha256 %s %s  %s %s %s%n", t.sha256(), t.verified() ? "ok" : "MISMATCH",
+                    Sanitized.line(t.info().name(), 200), t.info().dtype(), Arrays.toString(t.info().shape()));
+        }
+    }
+
+    /** @param file the index written */
+    void index(Path file, long size) {
+        if (json) {
+            line(g -> {
+                g.writeStringProperty("file", file.toString());
+                g.writeStringProperty("kind", "index");
+                g.writeNumberProperty("size", size);
+            });
+        } else {
+            out.printf(Locale.ROOT, "wrote %s  index of the shards%n", Sanitized.line(file.toString(), 400));
+        }
+    }
+
+    /** The closing summary of a reshard that wrote its files. */
+    void summary(String source, int files, int tensors, long bytes, int mismatches, long requests) {
+        if (json) {
+            line(g -> {
+                g.writeStringProperty("source", source);
+                g.writeStringProperty("kind", "reshard");
+                g.writeStringProperty("status", mismatches == 0 ? "ok" : "mismatch");
+                g.writeNumberProperty("files", files);
+                g.writeNumberProperty("tensor_count", tensors);
+                g.writeNumberProperty("total_size", bytes);
+                g.writeBooleanProperty("verified", mismatches == 0);
+                g.writeNumberProperty("requests", requests);
+            });
+        } else if (mismatches == 0) {
+            out.printf(Locale.ROOT, "resharded %s: %s, %s in %s; every output tensor's SHA-256 equals its"
+                    + " input's%n", Sanitized.line(source, 400), Readable.plural(tensors, "tensor"),
+                    Readable.bytes(bytes), Readable.plural(files, "file"));
+        } else {
+            out.printf(Locale.ROOT, "resharded %s: %s of %s did NOT land as read (SHA-256 mismatch)%n",
+                    Sanitized.line(source, 400), Readable.plural(mismatches, "tensor"), Readable.count(tensors));
+        }
+        out.flush();
+    }
+
+    /** A reshard that failed before it wrote anything, or while writing. */
+    void failure(String source, Failure f) {
+        if (json) {
+            line(g -> {
+                g.writeStringProperty("source", source);
+                g.writeStringProperty("kind", "reshard");
+                g.writeStringProperty("status", f.status().json());
+                g.writeStringProperty("code", f.code());
+                g.writeStringProperty("message", f.message());
+            });
+        }
+    }
+
+    private interface Body {
+        void write(JsonGenerator g);
+    }
+
+    private void line(Body body) {
+        StringWriter w = new StringWriter(256);
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
+            g.writeStartObject();
+            body.write(g);
+            g.writeEndObject();
+        }
+        out.println(w);
+        out.flush();
+    }
+}

@@ -1,0 +1,103 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.core.SafetensorsFile;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code reshard} from remote sources through the real launcher: a fake Hub ({@code HF_ENDPOINT}, WireMock, redirecting
+ * to a Jetty CDN with genuine ranges) and an S3-compatible endpoint (the same server answering path-style
+ * {@code /BUCKET/KEY} GETs), both on loopback.
+ */
+class ReshardIT {
+    private static final Map<String, String> S3 = Map.of("AWS_REGION", "us-east-1", "AWS_ACCESS_KEY_ID", "test",
+            "AWS_SECRET_ACCESS_KEY", "test", "AWS_EC2_METADATA_DISABLED", "true");
+
+    @TempDir
+    static Path root;
+    private static FakeHub hub;
+    private static Map<String, String> env;
+
+    @TempDir
+    Path out;
+
+    @BeforeAll
+    static void publish() throws Exception {
+        Fixtures.twoShards(root.resolve("acme/sharded"));
+        Fixtures.write(root, "acme/single/model.safetensors", Fixtures.small().build());
+        hub = new FakeHub(root);
+        for (String file : List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                "model-00002-of-00002.safetensors")) {
+            hub.publish("acme/sharded", file);
+        }
+        hub.publish("acme/single", "model.safetensors");
+        env = Map.of("HF_ENDPOINT", hub.endpoint());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        hub.stop();
+    }
+
+    @Test
+    void aShardedHubRepositoryIsMergedIntoOneVerifiedFile() throws Exception {
+        Cli.Run run = Cli.run(env, "reshard", "--json", "hf://acme/sharded", "--out", out.toString(), "--single")
+                .exits(0);
+        List<JsonNode> lines = run.json();
+        assertEquals(2, lines.size(), run.describe());
+        JsonNode summary = lines.get(1);
+        assertEquals("hf://acme/sharded", summary.get("source").asString());
+        assertEquals("ok", summary.get("status").asString());
+        assertEquals(3, summary.get("tensor_count").asInt());
+        Path merged = out.resolve("model.safetensors");
+        try (SafetensorsFile f = SafetensorsFile.open(merged)) {
+            for (JsonNode t : lines.get(0).get("tensors")) {
+                assertTrue(t.get("verified").asBoolean(), run.describe());
+                assertEquals(ReshardTest.sha256(f.readBytes(t.get("name").asString())), t.get("sha256").asString());
+            }
+        }
+        Path shards = root.resolve("acme/sharded");
+        for (String shard : List.of("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")) {
+            try (SafetensorsFile s = SafetensorsFile.open(shards.resolve(shard));
+                 SafetensorsFile m = SafetensorsFile.open(merged)) {
+                for (var t : s.header().tensors()) {
+                    assertEquals(s.readBytes(t.name()), m.readBytes(t.name()), t.name());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aSingleFileHubRepositoryIsSplit() throws Exception {
+        Cli.Run run = Cli.run(env, "reshard", "hf://acme/single", "--out", out.toString(), "--max-shard-size", "20B")
+                .exits(0);
+        assertTrue(run.out().contains("every output tensor's SHA-256 equals its input's"), run.describe());
+        Cli.Run validate = Cli.run("validate", out.resolve("model.safetensors.index.json").toString()).exits(0);
+        assertTrue(validate.out().contains("sharded checkpoint"), validate.describe());
+        ReshardTest.assertSameTensorsAcross(root.resolve("acme/single/model.safetensors"), out);
+    }
+
+    @Test
+    void anS3IndexIsMergedFromAnS3CompatibleEndpoint() throws Exception {
+        Cli.Run run = Cli.run(S3, "reshard", "s3://acme/sharded/model.safetensors.index.json", "--s3-endpoint",
+                hub.cdnBase().toString(), "--s3-path-style", "--out", out.toString(), "--single",
+                "--metadata", "source=s3").exits(0);
+        assertTrue(run.out().contains("resharded s3://acme/sharded/model.safetensors.index.json: 3 tensors"),
+                run.describe());
+        assertEquals("", run.stderr(), run.describe());
+        try (SafetensorsFile m = SafetensorsFile.open(out.resolve("model.safetensors"))) {
+            assertEquals("s3", m.header().metadata().get("source"));
+            assertEquals(3, m.header().tensors().size());
+        }
+    }
+}

@@ -1,0 +1,169 @@
+package dev.safetensors.core;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.StorageException;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFileAttributeView;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * A file written into a temporary file beside its target and renamed over it on {@link #commit()}: readers see the
+ * old file or the whole new one. What it replaces is respected:
+ * <ul>
+ *   <li>a symbolic link is written through: its final target is replaced and the link stays (a link to a missing
+ *       file is refused, {@link ErrorCode#NOT_FOUND});</li>
+ *   <li>a replaced file's POSIX permissions are kept (a 0600 file stays 0600), and the temporary file has them from
+ *       its creation, so the new bytes are never more readable than the old ones; a new file gets the process's
+ *       default (umask) permissions; the owner is the writer's, as with any new file;</li>
+ *   <li>a directory, FIFO or device is refused ({@link ErrorCode#NOT_A_FILE});</li>
+ *   <li>without {@code replace}, an existing target is refused ({@link ErrorCode#WRITE_FAILED}), before and at the
+ *       rename.</li>
+ * </ul>
+ * Closing without a commit deletes the temporary file; the JVM's {@link TempFileJanitor} deletes it on shutdown.
+ * Not thread-safe.
+ */
+final class AtomicFile implements Closeable {
+    private final Path target;
+    private final Path temp;
+    private final boolean replace;
+    private final FileChannel channel;
+    private final TempFileJanitor janitor;
+    private boolean done;
+
+    private AtomicFile(Path target, Path temp, boolean replace, FileChannel channel, TempFileJanitor janitor) {
+        this.target = target;
+        this.temp = temp;
+        this.replace = replace;
+        this.channel = channel;
+        this.janitor = janitor;
+    }
+
+    /**
+     * @param path    where the file goes
+     * @param replace whether an existing file may be replaced
+     * @param janitor the registry of temporary files
+     * @return an open temporary file
+     * @throws IOException if the target is refused (see the class comment) or the file cannot be created
+     */
+    static AtomicFile create(Path path, boolean replace, TempFileJanitor janitor) throws IOException {
+        Path target = resolve(path);
+        Set<PosixFilePermission> keep = null;
+        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+            if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
+                throw new StorageException(ErrorCode.NOT_A_FILE, path.toString(), Files.isDirectory(target)
+                        ? "is a directory: name a file to write" : "is not a regular file (a FIFO, socket or device)");
+            }
+            if (!replace) {
+                throw exists(path);
+            }
+            PosixFileAttributeView view = Files.getFileAttributeView(target, PosixFileAttributeView.class);
+            keep = view == null ? null : view.readAttributes().permissions();
+        }
+        Path temp = target.resolveSibling("." + target.getFileName() + "." + Long.toUnsignedString(
+                ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
+        // not Files.createTempFile: its owner-only permissions would end up on the result
+        FileAttribute<?>[] attrs = keep == null ? new FileAttribute<?>[0]
+                : new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(keep)};
+        FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                attrs);
+        janitor.register(temp);
+        AtomicFile file = new AtomicFile(target, temp, replace, ch, janitor);
+        if (keep != null) {
+            try {
+                // the creation mode passed through the umask; set exactly what the old file had
+                Files.setPosixFilePermissions(temp, keep);
+            } catch (IOException | RuntimeException e) {
+                file.close();
+                throw e;
+            }
+        }
+        return file;
+    }
+
+    /** @return the resolved target: a symbolic link's final target */
+    static Path resolve(Path path) throws IOException {
+        Path target = path.toAbsolutePath();
+        if (Files.isSymbolicLink(target)) {
+            try {
+                return target.toRealPath();
+            } catch (NoSuchFileException e) {
+                throw new NoSuchFileException(path.toString(), null, "is a symbolic link to a file that does not"
+                        + " exist: create the file, fix the link or write elsewhere");
+            }
+        }
+        return target;
+    }
+
+    private static StorageException exists(Path path) {
+        return new StorageException(ErrorCode.WRITE_FAILED, path.toString(), "exists: refusing to replace it");
+    }
+
+    /** @return the channel to write the content to, from position 0 */
+    FileChannel channel() {
+        return channel;
+    }
+
+    /** @return the file being replaced or created (a symbolic link resolved) */
+    Path target() {
+        return target;
+    }
+
+    /**
+     * Forces the content to the device and renames the temporary file over the target.
+     *
+     * @throws IOException if that fails; the temporary file is then deleted
+     */
+    void commit() throws IOException {
+        try {
+            channel.force(true);
+            channel.close();
+            if (replace) {
+                try {
+                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                } catch (AtomicMoveNotSupportedException e) {
+                    Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
+                }
+            } else {
+                try {
+                    Files.move(temp, target);
+                } catch (FileAlreadyExistsException e) {
+                    throw exists(target);
+                }
+            }
+            done = true;
+            janitor.release(temp);
+        } finally {
+            close();
+        }
+    }
+
+    /** Deletes the temporary file unless it was committed. */
+    @Override
+    public void close() throws IOException {
+        if (done) {
+            return;
+        }
+        done = true;
+        try {
+            channel.close();
+        } finally {
+            Files.deleteIfExists(temp);
+            janitor.release(temp);
+        }
+    }
+}

@@ -1,0 +1,100 @@
+package dev.safetensors.core;
+
+import dev.safetensors.DType;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.StorageException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+import java.util.Set;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** What an atomic write replaces: permissions kept, links written through, temporary files never left behind. */
+class ReplacingWriteTest {
+    @TempDir
+    Path dir;
+
+    private static SafetensorsWriter small() {
+        return SafetensorsWriter.create().tensor("t", DType.U8, new long[] {2}, new byte[] {1, 2});
+    }
+
+    @Test
+    void aReplacedFileKeepsItsPermissions() throws IOException {
+        Path target = dir.resolve("private.safetensors");
+        Files.write(target, new byte[] {0});
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-------"));
+        small().writeTo(target);
+        assertEquals("rw-------", PosixFilePermissions.toString(Files.getPosixFilePermissions(target)));
+        Files.setPosixFilePermissions(target, PosixFilePermissions.fromString("rw-rw-r--"));
+        small().writeTo(target);
+        assertEquals("rw-rw-r--", PosixFilePermissions.toString(Files.getPosixFilePermissions(target)));
+        assertEquals(2, Safetensors.readHeader(target).tensors().get(0).byteLength());
+    }
+
+    @Test
+    void aSymbolicLinkIsWrittenThroughAndStaysALink() throws IOException {
+        Path real = Files.write(dir.resolve("real.safetensors"), new byte[] {0});
+        Path link = Files.createSymbolicLink(dir.resolve("link.safetensors"), real.getFileName());
+        small().writeTo(link);
+        assertTrue(Files.isSymbolicLink(link), "the link is kept");
+        assertEquals(real.getFileName(), Files.readSymbolicLink(link));
+        assertEquals(Files.size(link), Safetensors.readHeader(real).fileSize(), "the target got the new bytes");
+        assertEquals(Set.of("real.safetensors", "link.safetensors"), Set.of(dir.toFile().list()));
+    }
+
+    @Test
+    void aLinkToAMissingFileIsRefused() throws IOException {
+        Path link = Files.createSymbolicLink(dir.resolve("dangling.safetensors"), dir.resolve("missing"));
+        NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> small().writeTo(link));
+        assertEquals(ErrorCode.NOT_FOUND, ErrorCode.of(e));
+        assertTrue(e.getMessage().contains("symbolic link"), e.getMessage());
+        assertEquals(List.of("dangling.safetensors"), List.of(dir.toFile().list()));
+    }
+
+    @Test
+    void aDirectoryIsRefused() throws IOException {
+        Path sub = Files.createDirectory(dir.resolve("sub"));
+        StorageException e = assertThrows(StorageException.class, () -> small().writeTo(sub));
+        assertEquals(ErrorCode.NOT_A_FILE, e.code());
+        assertTrue(Files.isDirectory(sub));
+    }
+
+    @Test
+    void theJanitorDeletesWhatIsInFlightAndForgetsWhatWasReleased() throws IOException {
+        TempFileJanitor janitor = new TempFileJanitor(false);
+        AtomicFile kept = AtomicFile.create(dir.resolve("kept.safetensors"), true, janitor);
+        AtomicFile killed = AtomicFile.create(dir.resolve("killed.safetensors"), true, janitor);
+        assertEquals(2, janitor.inFlight().size());
+        kept.commit();
+        assertEquals(1, janitor.inFlight().size(), "a committed file is released");
+        Path temp = janitor.inFlight().iterator().next();
+        assertTrue(Files.exists(temp));
+        janitor.deleteAll();
+        assertFalse(Files.exists(temp), "what the shutdown hook runs deletes the file in flight");
+        assertEquals(Set.of(), janitor.inFlight());
+        killed.close();
+        assertEquals(Set.of("kept.safetensors"), Set.of(dir.toFile().list()));
+    }
+
+    @Test
+    void aFailedWriteReleasesItsTemporaryFileFromTheJvmRegistry() {
+        Set<Path> before = TempFileJanitor.JVM.inFlight();
+        SafetensorsWriter w = SafetensorsWriter.create().tensor("t", DType.U8, new long[] {4},
+                TensorSource.of(4, () -> {
+                    throw new IOException("source failed");
+                }));
+        assertThrows(IOException.class, () -> w.writeTo(dir.resolve("x.safetensors")));
+        assertEquals(before, TempFileJanitor.JVM.inFlight());
+        assertEquals(0, dir.toFile().list().length);
+    }
+}
