@@ -7,6 +7,7 @@ import dev.safetensors.spi.RequestCounter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.AsynchronousCloseException;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
@@ -124,6 +125,37 @@ public final class FileSource implements RandomAccessSource {
             } catch (AsynchronousCloseException e) {
                 // another reader was interrupted and took the shared channel down with it: retry on a new one
                 reopen(ch);
+            } catch (ClosedChannelException e) {
+                reopen(ch);
+            }
+        }
+    }
+
+    /**
+     * Maps {@code length} bytes from {@code position} read-only, for zero-copy tensor views. The mapping is never
+     * released explicitly: it lives until the buffer is garbage collected, so it outlives {@link #close()} and no
+     * buffer can ever point at unmapped memory.
+     *
+     * @throws InterruptedIOException if the thread is interrupted (the flag stays set)
+     */
+    MappedByteBuffer map(long position, long length) throws IOException {
+        ensureOpen();
+        if (position < 0 || length < 0 || length > Integer.MAX_VALUE || position > size - length) {
+            throw new IllegalArgumentException("cannot map " + length + " bytes at " + position + " of " + size);
+        }
+        while (true) {
+            if (Thread.currentThread().isInterrupted()) {
+                // FileChannel.map is interruptible and would close the shared channel: stop before it
+                throw new InterruptedIOException(name + ": mapping interrupted");
+            }
+            FileChannel ch = channel;
+            try {
+                return ch.map(FileChannel.MapMode.READ_ONLY, position, length);
+            } catch (ClosedByInterruptException e) {
+                reopen(ch);
+                InterruptedIOException ie = new InterruptedIOException(name + ": mapping interrupted");
+                ie.initCause(e);
+                throw ie;
             } catch (ClosedChannelException e) {
                 reopen(ch);
             }
