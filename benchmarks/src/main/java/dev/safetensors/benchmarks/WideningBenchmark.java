@@ -1,6 +1,8 @@
 package dev.safetensors.benchmarks;
 
 import dev.safetensors.DType;
+import dev.safetensors.Limits;
+import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
 import dev.safetensors.fixtures.MemorySource;
@@ -69,7 +71,9 @@ public class WideningBenchmark {
         }
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(2 * ELEMENTS + 256);
         SafetensorsWriter.create().tensor("t", type, new long[] {ELEMENTS}, raw.flip()).writeTo(bytes);
-        file = SafetensorsFile.open(new MemorySource("memory", bytes.toByteArray()));
+        // one stream, as a remote source read with parallelism 1: the in-memory side is the widening loop's limit
+        file = SafetensorsFile.open(new MemorySource("memory", bytes.toByteArray()), Limits.DEFAULT, true,
+                ReadOptions.builder().parallelism(1).build());
         path = Files.createTempFile("widening-", ".safetensors");
         Files.write(path, bytes.toByteArray());
         local = SafetensorsFile.open(path);
