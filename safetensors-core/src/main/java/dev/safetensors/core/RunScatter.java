@@ -52,9 +52,4 @@ final class RunScatter {
             }
         }
     }
-
-    /** @return whether every run has been delivered */
-    boolean done() {
-        return !runs.valid();
-    }
 }

@@ -78,11 +78,6 @@ public final class Slice {
         return step;
     }
 
-    /** @return whether this is {@link #all()} */
-    public boolean isAll() {
-        return all;
-    }
-
     @Override
     public String toString() {
         return all ? ":" : step == 1 ? start + ":" + stop : start + ":" + stop + ":" + step;
