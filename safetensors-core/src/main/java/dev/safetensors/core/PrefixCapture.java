@@ -6,6 +6,7 @@ import dev.safetensors.SourceStatistics;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
+import java.util.Arrays;
 import java.util.Map;
 
 /**
@@ -16,12 +17,13 @@ import java.util.Map;
  */
 final class PrefixCapture implements RandomAccessSource {
     private final RandomAccessSource source;
-    private final byte[] bytes;
+    private final int cap;
+    private byte[] bytes = new byte[0];
     private int length;
 
     PrefixCapture(RandomAccessSource source, int cap) {
         this.source = source;
-        this.bytes = new byte[cap];
+        this.cap = cap;
     }
 
     /**
@@ -41,8 +43,12 @@ final class PrefixCapture implements RandomAccessSource {
     public int read(long position, ByteBuffer dst) throws IOException {
         int start = dst.position();
         int n = source.read(position, dst);
-        if (n > 0 && position == length && length < bytes.length) {
-            int keep = Math.min(n, bytes.length - length);
+        if (n > 0 && position == length && length < cap) {
+            int keep = Math.min(n, cap - length);
+            if (length + keep > bytes.length) {
+                // sized by what was read, not by the cap: a small file costs a small copy
+                bytes = Arrays.copyOf(bytes, length + keep);
+            }
             ByteBuffer got = dst.duplicate();
             got.position(start);
             got.get(bytes, length, keep);
