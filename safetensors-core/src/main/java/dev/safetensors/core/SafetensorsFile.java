@@ -229,7 +229,7 @@ public final class SafetensorsFile implements Closeable {
      * @throws TensorAccessException  {@link ErrorCode#TENSOR_NOT_FOUND} for an unknown name;
      *                                {@link ErrorCode#TOO_MANY_ELEMENTS} for a tensor of more than
      *                                {@code Integer.MAX_VALUE - 8} bytes, which no buffer holds (checked before
-     *                                allocating; use {@link #copyTensorTo}, {@link #slice} or {@link #map} for those)
+     *                                allocating; use {@link #copyTensorTo} or {@link #slice} for those)
      * @throws InterruptedIOException if the thread is interrupted
      * @throws IOException            if the source fails, or this file is closed
      */
