@@ -162,6 +162,27 @@ public final class FileSource implements RandomAccessSource {
         }
     }
 
+    /**
+     * @return the open file's size now, which differs from {@link #size()} if another process changed the file; read
+     *         before a memory-mapped read, since a mapping past a shrunken end cannot be read
+     */
+    long currentSize() throws IOException {
+        ensureOpen();
+        while (true) {
+            FileChannel ch = channel;
+            try {
+                return ch.size();
+            } catch (ClosedByInterruptException e) {
+                reopen(ch);
+                InterruptedIOException ie = new InterruptedIOException(name + ": interrupted");
+                ie.initCause(e);
+                throw ie;
+            } catch (ClosedChannelException e) {
+                reopen(ch);
+            }
+        }
+    }
+
     private void reopen(FileChannel broken) throws IOException {
         synchronized (reopenLock) {
             ensureOpen();

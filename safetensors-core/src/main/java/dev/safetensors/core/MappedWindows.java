@@ -1,5 +1,8 @@
 package dev.safetensors.core;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.StorageException;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -28,6 +31,18 @@ final class MappedWindows {
         this.file = file;
         this.size = file.size();
         this.windows = new AtomicReferenceArray<>((int) Math.max(1, (size + STEP - 1) / STEP));
+    }
+
+    /**
+     * @throws StorageException {@link ErrorCode#TRUNCATED} if the file is now shorter than when it was opened: reading
+     *                          a mapping past the end would make the JVM raise {@link InternalError}
+     */
+    void checkNotTruncated() throws IOException {
+        long now = file.currentSize();
+        if (now < size) {
+            throw new StorageException(ErrorCode.TRUNCATED, file.name(), "the file shrank from " + size + " to "
+                    + now + " bytes since it was opened");
+        }
     }
 
     /**

@@ -241,7 +241,7 @@ public final class SafetensorsFile implements Closeable {
                     + "); copy it with copyTensorTo instead");
         }
         ByteBuffer result = ByteBuffer.allocate((int) t.byteLength()).order(ByteOrder.LITTLE_ENDIAN);
-        reader().read(t, SlicePlan.whole(t), PieceSink.bytes(result));
+        read(t, SlicePlan.whole(t), PieceSink.bytes(result));
         return result;
     }
 
@@ -267,7 +267,7 @@ public final class SafetensorsFile implements Closeable {
         if (dst.isReadOnly()) {
             throw new ReadOnlyBufferException();
         }
-        reader().read(t, SlicePlan.whole(t), PieceSink.bytes(dst));
+        read(t, SlicePlan.whole(t), PieceSink.bytes(dst));
         dst.position(dst.position() + (int) t.byteLength());
         return t.byteLength();
     }
@@ -292,7 +292,7 @@ public final class SafetensorsFile implements Closeable {
         checkFloatReadable(t);
         checkFloatLimit(t, t.elementCount());
         float[] result = new float[(int) t.elementCount()];
-        reader().read(t, SlicePlan.whole(t), PieceSink.floats(t.dtype(), FloatBuffer.wrap(result)));
+        read(t, SlicePlan.whole(t), PieceSink.floats(t.dtype(), FloatBuffer.wrap(result)));
         return result;
     }
 
@@ -321,7 +321,7 @@ public final class SafetensorsFile implements Closeable {
         if (dst.isReadOnly()) {
             throw new ReadOnlyBufferException();
         }
-        reader().read(t, SlicePlan.whole(t), PieceSink.floats(t.dtype(), dst));
+        read(t, SlicePlan.whole(t), PieceSink.floats(t.dtype(), dst));
         dst.position(dst.position() + (int) t.elementCount());
         return (int) t.elementCount();
     }
@@ -356,8 +356,9 @@ public final class SafetensorsFile implements Closeable {
      * A read-only, little-endian view of a tensor's bytes over a memory mapping of the local file: no copy, and the
      * operating system's page cache is the only memory used. The file is mapped in a few shared windows, made on first
      * use. The buffer stays readable after {@link #close()}: its mapping is released when it is garbage collected,
-     * never explicitly, so it can never point at unmapped memory (if another process truncates the file, reading
-     * the missing part raises the JDK's {@link InternalError}, as it does for any mapping).
+     * never explicitly, so it can never point at unmapped memory. A file found shorter than when it was opened fails
+     * with {@link ErrorCode#TRUNCATED}; if another process truncates it later, reading the missing part of a view
+     * raises the JDK's {@link InternalError}, as it does for any mapping.
      *
      * @param name the tensor
      * @return a buffer positioned at 0 whose limit is the tensor's byte length
@@ -366,7 +367,8 @@ public final class SafetensorsFile implements Closeable {
      *                                {@code Integer.MAX_VALUE} bytes, which no buffer addresses (read such a tensor in
      *                                pieces with {@link #slice}, or copy it with {@link #copyTensorTo})
      * @throws dev.safetensors.StorageException {@link ErrorCode#NOT_A_FILE} if the source is not a local file (see
-     *                                {@link #isMappable()})
+     *                                {@link #isMappable()}); {@link ErrorCode#TRUNCATED} if the file is now shorter
+     *                                than when it was opened
      * @throws InterruptedIOException if the thread is interrupted
      * @throws IOException            if mapping fails, or this file is closed
      */
@@ -408,6 +410,18 @@ public final class SafetensorsFile implements Closeable {
 
     String sourceName() {
         return source.name();
+    }
+
+    /**
+     * Reads through the reader, turning the JVM's report of a fault in a mapped read (a file truncated by another
+     * process during the read) into a checked {@link ErrorCode#TRUNCATED}.
+     */
+    void read(TensorInfo t, SlicePlan plan, PieceSink sink) throws IOException {
+        try {
+            reader().read(t, plan, sink);
+        } catch (InternalError e) {
+            throw TensorReader.truncated(source.name(), e);
+        }
     }
 
     /** @return the reader, once this file is known to be open */

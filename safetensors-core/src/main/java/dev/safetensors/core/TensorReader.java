@@ -47,8 +47,12 @@ final class TensorReader {
         return mapping != null;
     }
 
-    /** @return a read-only little-endian view of the tensor's bytes, mapped from the file */
+    /**
+     * @return a read-only little-endian view of the tensor's bytes, mapped from the file
+     * @throws StorageException {@link ErrorCode#TRUNCATED} if the file is shorter than when it was opened
+     */
     ByteBuffer map(TensorInfo t) throws IOException {
+        mapping.checkNotTruncated();
         return mapping.view(payloadOffset + t.begin(), (int) t.byteLength());
     }
 
@@ -60,7 +64,11 @@ final class TensorReader {
         RunScatter scatter = new RunScatter(source.name(), plan.runs(), sink);
         ByteBuffer view = memoryView(t);
         if (view != null) {
-            fromMemory(() -> scatter.accept(0, view));
+            try {
+                scatter.accept(0, view);
+            } catch (InternalError e) {
+                throw truncated(source.name(), e);
+            }
             return;
         }
         long base = payloadOffset + t.begin();
@@ -133,20 +141,14 @@ final class TensorReader {
     }
 
     /**
-     * Runs a copy out of memory that may be a mapping: a file truncated by another process under a mapping makes the
-     * JVM raise {@link InternalError} on access, which becomes a checked {@link ErrorCode#TRUNCATED} here.
+     * The JVM's report of a fault in a read of a memory mapping, as when another process truncates the file during
+     * the read (a truncation before it is caught by {@link MappedWindows#checkNotTruncated()}). It may surface at the
+     * read or just after it, so callers catch it around the read and what follows.
+     *
+     * @return the checked {@link ErrorCode#TRUNCATED} failure to throw instead
      */
-    private void fromMemory(MemoryCopy copy) throws IOException {
-        try {
-            copy.run();
-        } catch (InternalError e) {
-            throw new StorageException(ErrorCode.TRUNCATED, source.name(), "the file changed size while it was"
-                    + " read through a memory mapping", e);
-        }
-    }
-
-    @FunctionalInterface
-    private interface MemoryCopy {
-        void run() throws IOException;
+    static StorageException truncated(String source, InternalError e) {
+        return new StorageException(ErrorCode.TRUNCATED, source, "the file changed size while it was read through"
+                + " a memory mapping", e);
     }
 }

@@ -98,7 +98,7 @@ public final class TensorSlice {
         if (dst.isReadOnly()) {
             throw new ReadOnlyBufferException();
         }
-        file.reader().read(tensor, plan, PieceSink.bytes(dst));
+        file.read(tensor, plan, PieceSink.bytes(dst));
         dst.position(dst.position() + (int) byteLength());
         return byteLength();
     }
@@ -137,7 +137,7 @@ public final class TensorSlice {
         if (dst.isReadOnly()) {
             throw new ReadOnlyBufferException();
         }
-        file.reader().read(tensor, plan, PieceSink.floats(tensor.dtype(), dst));
+        file.read(tensor, plan, PieceSink.floats(tensor.dtype(), dst));
         dst.position(dst.position() + (int) elementCount());
         return elementCount();
     }

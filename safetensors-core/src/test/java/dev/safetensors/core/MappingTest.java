@@ -125,4 +125,23 @@ class MappingTest {
             assertEquals(4000, first.remaining());
         }
     }
+
+    @Test
+    void aFileTruncatedUnderItsMappingIsATruncatedReadNotACrash() throws IOException {
+        Path path = dir.resolve("shrinking.safetensors");
+        Files.write(path, SafetensorsFixture.create().tensor("a", "U8", 4).tensor("t", "F32", 64 * 1024).build());
+        try (SafetensorsFile file = SafetensorsFile.open(path)) {
+            assertEquals(64 * 1024, file.readFloat32("t").length, "mapped once, whole");
+            try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "rw")) {
+                raf.setLength(4096); // another process cuts the file under the mapping
+            }
+            StorageException e = assertThrows(StorageException.class, () -> file.readFloat32("t"));
+            assertEquals(ErrorCode.TRUNCATED, e.code());
+            assertEquals(ErrorCode.TRUNCATED, assertThrows(StorageException.class,
+                    () -> file.readBytes("t", ByteBuffer.allocateDirect(4 * 64 * 1024))).code());
+            assertEquals(ErrorCode.TRUNCATED, assertThrows(StorageException.class, () -> file.map("a")).code());
+            assertEquals(ErrorCode.TRUNCATED, assertThrows(StorageException.class,
+                    () -> file.slice("t", Slice.range(0, 4)).readBytes()).code());
+        }
+    }
 }
