@@ -53,6 +53,13 @@ class ExamplesTest {
     }
 
     @Test
+    void mapTensorReadsTheSampleInPlace() throws IOException {
+        String out = run(() -> MapTensor.main(new String[0]));
+        assertTrue(out.startsWith("embed.weight F32[4, 3] mapped: 48 bytes, direct, read-only, LITTLE_ENDIAN"), out);
+        assertTrue(out.contains("first values [-2.75, -2.25, -1.75, -1.25, -0.75, -0.25]"), out);
+    }
+
+    @Test
     void writeCheckpointWritesAValidFile() throws IOException {
         Path output = dir.resolve("checkpoint.safetensors");
         String out = run(() -> WriteCheckpoint.main(new String[] {output.toString()}));

@@ -6,6 +6,7 @@ import dev.safetensors.StorageException;
 import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.UnsupportedDtypeException;
+import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -26,7 +27,8 @@ import java.util.concurrent.Callable;
 /** {@code safetensors dump}: one tensor's bytes, raw or widened to float32. */
 @Command(name = "dump", sortOptions = false, usageHelpAutoWidth = true,
         description = {"Write one tensor to stdout or a file: its raw bytes as stored (little-endian), or with --f32"
-                + " its values widened to float32 (F32, F16 and BF16 tensors), as text (one value per line) or,"
+                + " its values widened to float32 (F32, F16 and BF16 tensors; with --policy official also F8_E4M3,"
+                + " F8_E5M2, F8_E8M0, F8_E4M3FNUZ and F8_E5M2FNUZ), as text (one value per line) or,"
                 + " with --binary, as little-endian float32.",
                 "The header is validated first; the tensor is then read with one ranged read. Binary output is"
                         + " refused on a terminal: redirect it or use --out."},
@@ -47,8 +49,17 @@ final class DumpCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
-    @Option(names = "--f32", description = "Widen the values to float32 (F32, F16 and BF16 tensors).")
+    @Option(names = "--f32", description = "Widen the values to float32 (F32, F16, BF16; with --policy official"
+            + " also the 8-bit floats F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ).")
     boolean f32;
+
+    @Option(names = "--parallel", paramLabel = "N", description = "Parts of a remote tensor fetched at once, 1 to "
+            + ReadOptions.MAX_PARALLELISM + "; 1 reads it as one stream (default ${DEFAULT-VALUE}).")
+    int parallel = ReadOptions.DEFAULT_PARALLELISM;
+
+    @Option(names = "--part-size", paramLabel = "BYTES", description = "Bytes per part of a remote tensor, a multiple"
+            + " of 8 from " + ReadOptions.MIN_PART_SIZE_BYTES + " (default ${DEFAULT-VALUE}).")
+    int partSize = ReadOptions.DEFAULT_PART_SIZE_BYTES;
 
     @Option(names = "--binary", description = "With --f32: write little-endian float32 instead of text.")
     boolean binary;
@@ -82,6 +93,7 @@ final class DumpCommand implements Callable<Integer> {
         if (file == null && common.json) {
             throw usage("--json describes what was written and needs --out FILE");
         }
+        ReadOptions readOptions = readOptions();
         Location location = Location.parse(source);
         if (location.isIndex() || location.isHubRepository()) {
             throw usage("dump reads one file: name the shard that holds the tensor (see 'safetensors inspect"
@@ -92,7 +104,7 @@ final class DumpCommand implements Callable<Integer> {
         int code;
         try (RandomAccessSource src = common.opener().open(location)) {
             try {
-                code = dump(src, result, output);
+                code = dump(src, result, output, readOptions);
             } finally {
                 HeaderCheck.finish(src, result);
             }
@@ -112,10 +124,11 @@ final class DumpCommand implements Callable<Integer> {
     }
 
     /** @return the exit code, or {@link #SEE_RESULT} when the result records the failure */
-    private int dump(RandomAccessSource src, SourceResult.Builder result, Output output) throws IOException {
+    private int dump(RandomAccessSource src, SourceResult.Builder result, Output output, ReadOptions readOptions)
+            throws IOException {
         SafetensorsFile st;
         try {
-            st = SafetensorsFile.open(src, common.limits(), false);
+            st = SafetensorsFile.open(src, common.limits(), false, readOptions);
         } catch (IOException | RuntimeException e) {
             HeaderCheck.failed(result, e, src.name());
             return SEE_RESULT;
@@ -167,6 +180,14 @@ final class DumpCommand implements Callable<Integer> {
             return location.isLocal() ? location.path() : null;
         } catch (IllegalArgumentException e) {
             return null;
+        }
+    }
+
+    private ReadOptions readOptions() {
+        try {
+            return ReadOptions.builder().parallelism(parallel).partSizeBytes(partSize).build();
+        } catch (IllegalArgumentException e) {
+            throw usage((e.getMessage().startsWith("parallelism") ? "--parallel: " : "--part-size: ") + e.getMessage());
         }
     }
 

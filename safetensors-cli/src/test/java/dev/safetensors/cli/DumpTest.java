@@ -69,7 +69,34 @@ class DumpTest {
         assertTrue(invalid.outLines().get(0).endsWith("[OFFSETS_GAP]"), invalid.describe());
         Cli.Run json = InProcess.run("dump", "--json", sample.toString(), "embed.weight", "--out",
                 dir.resolve("e.bin").toString()).exits(0);
-        assertEquals(2, json.json().get(0).get("requests").asInt(), "the header read and the tensor read\n"
-                + json.describe());
+        assertEquals(1, json.json().get(0).get("requests").asInt(), "the header read holds the whole sample, so"
+                + " the tensor costs no request of its own\n" + json.describe());
+    }
+
+    @Test
+    void aRemoteTensorComesInParallelPartsAndTheFlagsAreChecked() throws Exception {
+        byte[] payload = new byte[300_000];
+        new java.util.Random(3).nextBytes(payload);
+        byte[] file = SafetensorsFixture.file(SafetensorsFixture.create().tensor("w", "U8", payload.length)
+                .headerJson().getBytes(java.nio.charset.StandardCharsets.UTF_8), payload);
+        Fixtures.write(dir, "big.safetensors", file);
+        StaticFileServer server = new StaticFileServer(dir);
+        try {
+            String url = server.base().resolve("big.safetensors").toString();
+            Path out = dir.resolve("w.bin");
+            Cli.run("dump", "--parallel", "3", "--part-size", "65536", url, "w", "-o", out.toString()).exits(0);
+            assertArrayEquals(payload, Files.readAllBytes(out));
+            // the header read, then 5 parts of 64 KiB or less for the 300,000 bytes the header read did not hold
+            assertTrue(server.requests() >= 5, "requests: " + server.requests());
+        } finally {
+            server.stop();
+        }
+        Path local = dir.resolve("big.safetensors");
+        Cli.Run zero = Cli.run("dump", "--parallel", "0", local.toString(), "w", "-o", dir.resolve("x").toString())
+                .exits(2);
+        assertTrue(zero.stderr().contains("--parallel"), zero.describe());
+        Cli.Run odd = Cli.run("dump", "--part-size", "65537", local.toString(), "w", "-o", dir.resolve("x").toString())
+                .exits(2);
+        assertTrue(odd.stderr().contains("--part-size"), odd.describe());
     }
 }

@@ -11,6 +11,7 @@ import dev.safetensors.spi.RequestCounter;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import java.nio.MappedByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
@@ -209,6 +210,58 @@ public final class FileSource implements RandomAccessSource {
             } catch (ClosedChannelException e) {
                 // another reader was interrupted and took the shared channel down with it (an
                 // AsynchronousCloseException while this read was under way): retry on a new one
+                if (Thread.currentThread().isInterrupted()) {
+                    throw interrupted(e);
+                }
+                reopen(ch);
+            }
+        }
+    }
+
+    /**
+     * Maps {@code length} bytes from {@code position} read-only, for zero-copy tensor views. The mapping is never
+     * released explicitly: it lives until the buffer is garbage collected, so it outlives {@link #close()} and no
+     * buffer can ever point at unmapped memory.
+     *
+     * @throws InterruptedIOException if the thread is interrupted (the flag stays set)
+     */
+    MappedByteBuffer map(long position, long length) throws IOException {
+        ensureOpen();
+        if (position < 0 || length < 0 || length > Integer.MAX_VALUE || position > size - length) {
+            throw new IllegalArgumentException("cannot map " + length + " bytes at " + position + " of " + size);
+        }
+        while (true) {
+            if (Thread.currentThread().isInterrupted()) {
+                // FileChannel.map is interruptible and would close the shared channel: stop before it
+                throw new InterruptedIOException(name + ": mapping interrupted");
+            }
+            FileChannel ch = channel;
+            try {
+                return ch.map(FileChannel.MapMode.READ_ONLY, position, length);
+            } catch (ClosedByInterruptException e) {
+                throw interrupted(e);
+            } catch (ClosedChannelException e) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw interrupted(e);
+                }
+                reopen(ch);
+            }
+        }
+    }
+
+    /**
+     * @return the open file's size now, which differs from {@link #size()} if another process changed the file; read
+     *         before a memory-mapped read, since a mapping past a shrunken end cannot be read
+     */
+    long currentSize() throws IOException {
+        ensureOpen();
+        while (true) {
+            FileChannel ch = channel;
+            try {
+                return ch.size();
+            } catch (ClosedByInterruptException e) {
+                throw interrupted(e);
+            } catch (ClosedChannelException e) {
                 if (Thread.currentThread().isInterrupted()) {
                     throw interrupted(e);
                 }

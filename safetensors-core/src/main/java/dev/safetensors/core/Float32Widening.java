@@ -8,16 +8,22 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Exact widening of little-endian F32, F16, BF16, F8_E4M3 and F8_E5M2 elements to float32 (rule 23): every finite
- * input, subnormals and -0.0 included, becomes the float of the same value, infinities stay infinities, and NaNs
- * keep their sign and (for F16, BF16, F32 and F8_E5M2) their payload, aligned to the top of the float's significand.
- * F8_E4M3 (the E4M3FN variant) has no infinities and one NaN pattern per sign, which becomes the canonical quiet NaN
- * with that sign.
+ * Exact widening of little-endian elements to float32 (rule 23): every finite input, subnormals and -0.0 included,
+ * becomes the float of the same value, infinities stay infinities, and NaNs keep their sign and (for F16, BF16, F32
+ * and F8_E5M2) their payload, aligned to the top of the float's significand.
  *
- * <p>The loops read the block's backing array through a little-endian view. BF16 and F8_E4M3 are a few integer
+ * <p>Widened dtypes: F32, F16, BF16, and the 8-bit floats F8_E4M3 (OCP E4M3FN), F8_E5M2 (OCP E5M2), F8_E8M0 (OCP MX
+ * E8M0 scale), F8_E4M3FNUZ and F8_E5M2FNUZ. F8_E4M3 has no infinities and one NaN pattern per sign, which becomes the
+ * canonical quiet NaN with that sign. F8_E8M0 is 2^(e - 127) for e from 0 to 254 (2^-127 is a float32 subnormal) and
+ * NaN for 0xFF. The FNUZ formats (bias 8 and 16, no infinities, no negative zero) have one NaN, 0x80, which becomes
+ * the positive canonical quiet NaN, as PyTorch and ml_dtypes read it.
+ *
+ * <p>The loops over heap blocks read the backing array through a little-endian view; direct blocks (a memory mapping,
+ * a caller's direct buffer) are read in place through the buffer's own accessors. BF16 and F8_E4M3 are a few integer
  * operations each; binary16 (F16, and F8_E5M2, its upper byte) goes through a table of all 65,536 values, built once
  * from {@link #f16} on first use: 256 KiB that stay in cache, and about three times faster than the branches of
- * {@link #f16} (measured 2.4 against 0.85 G elements/s on one core of the development machine).
+ * {@link #f16} (measured 2.4 against 0.85 G elements/s on one core of the development machine). The other 8-bit
+ * formats use a 256-entry table each.
  */
 final class Float32Widening {
     private static final VarHandle SHORT_LE = MethodHandles.byteArrayViewVarHandle(short[].class,
@@ -35,42 +41,86 @@ final class Float32Widening {
     /** @return whether {@code dtype} can be widened to float32 */
     static boolean supports(DType dtype) {
         return switch (dtype) {
-            case F32, F16, BF16, F8_E4M3, F8_E5M2 -> true;
+            case F32, F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ -> true;
             default -> false;
         };
+    }
+
+    /** @return the widened dtypes, for messages */
+    static String supportedNames() {
+        return "F32, F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ and F8_E5M2FNUZ";
     }
 
     /**
      * Widens the elements between {@code src}'s position and limit into {@code dst} from {@code offset}, leaving
      * {@code src} unchanged.
      *
-     * @param src a heap buffer holding a whole number of little-endian elements of {@code dtype}
+     * @param src a buffer holding a whole number of little-endian elements of {@code dtype}
      * @return the number of floats written
      */
     static int widen(DType dtype, ByteBuffer src, float[] dst, int offset) {
-        byte[] a = src.array();
-        int from = src.arrayOffset() + src.position();
-        int bytes = src.remaining();
-        // one small method per dtype: each loop is compiled and unrolled on its own
+        return widen(dtype, src, src.position(), src.remaining(), dst, offset);
+    }
+
+    /**
+     * Widens the {@code bytes} bytes of {@code src} from absolute index {@code index} into {@code dst} from
+     * {@code offset}, leaving {@code src} unchanged.
+     *
+     * @param src heap or direct, read-only or not; its byte order is ignored (elements are little-endian)
+     * @return the number of floats written
+     */
+    static int widen(DType dtype, ByteBuffer src, int index, int bytes, float[] dst, int offset) {
+        if (src.hasArray()) {
+            byte[] a = src.array();
+            int from = src.arrayOffset() + index;
+            // one small method per dtype: each loop is compiled and unrolled on its own
+            return switch (dtype) {
+                case F32 -> f32s(src, index, bytes, dst, offset);
+                case BF16 -> bf16s(a, from, bytes >> 1, dst, offset);
+                case F16 -> f16s(a, from, bytes >> 1, dst, offset);
+                case F8_E5M2 -> e5m2s(a, from, bytes, dst, offset);
+                case F8_E4M3 -> e4m3s(a, from, bytes, dst, offset);
+                case F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ -> bytes(table(dtype), a, from, bytes, dst, offset);
+                default -> throw new IllegalArgumentException(dtype + " is not float-readable");
+            };
+        }
+        ByteBuffer le = src.duplicate().order(ByteOrder.LITTLE_ENDIAN);
         return switch (dtype) {
-            case F32 -> f32s(src, dst, offset);
-            case BF16 -> bf16s(a, from, bytes >> 1, dst, offset);
-            case F16 -> f16s(a, from, bytes >> 1, dst, offset);
-            case F8_E5M2 -> e5m2s(a, from, bytes, dst, offset);
-            case F8_E4M3 -> e4m3s(a, from, bytes, dst, offset);
+            case F32 -> f32s(le, index, bytes, dst, offset);
+            case BF16 -> bf16s(le, index, bytes >> 1, dst, offset);
+            case F16 -> f16s(le, index, bytes >> 1, dst, offset);
+            case F8_E5M2 -> e5m2s(le, index, bytes, dst, offset);
+            case F8_E4M3, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ -> bytes(table(dtype), le, index, bytes, dst, offset);
             default -> throw new IllegalArgumentException(dtype + " is not float-readable");
         };
     }
 
-    private static int f32s(ByteBuffer src, float[] dst, int offset) {
-        int n = src.remaining() >> 2;
-        src.duplicate().order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(dst, offset, n);
+    private static float[] table(DType dtype) {
+        return switch (dtype) {
+            case F8_E4M3 -> ByteTables.E4M3;
+            case F8_E8M0 -> ByteTables.E8M0;
+            case F8_E4M3FNUZ -> ByteTables.E4M3FNUZ;
+            case F8_E5M2FNUZ -> ByteTables.E5M2FNUZ;
+            default -> throw new IllegalArgumentException(dtype + " has no byte table");
+        };
+    }
+
+    private static int f32s(ByteBuffer src, int index, int bytes, float[] dst, int offset) {
+        int n = bytes >> 2;
+        src.slice(index, bytes).order(ByteOrder.LITTLE_ENDIAN).asFloatBuffer().get(dst, offset, n);
         return n;
     }
 
     private static int bf16s(byte[] a, int from, int n, float[] dst, int offset) {
         for (int i = 0; i < n; i++) {
             dst[offset + i] = Float.intBitsToFloat((short) SHORT_LE.get(a, from + 2 * i) << 16);
+        }
+        return n;
+    }
+
+    private static int bf16s(ByteBuffer le, int from, int n, float[] dst, int offset) {
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = Float.intBitsToFloat(le.getShort(from + 2 * i) << 16);
         }
         return n;
     }
@@ -83,11 +133,48 @@ final class Float32Widening {
         return n;
     }
 
+    private static int f16s(ByteBuffer le, int from, int n, float[] dst, int offset) {
+        float[] table = Binary16Table.VALUES;
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = table[le.getShort(from + 2 * i) & 0xffff];
+        }
+        return n;
+    }
+
     private static int e5m2s(byte[] a, int from, int n, float[] dst, int offset) {
         // E5M2 is the upper byte of a binary16 with the same exponent bias
         float[] table = Binary16Table.VALUES;
         for (int i = 0; i < n; i++) {
             dst[offset + i] = table[(a[from + i] & 0xff) << 8];
+        }
+        return n;
+    }
+
+    private static int e5m2s(ByteBuffer le, int from, int n, float[] dst, int offset) {
+        float[] table = Binary16Table.VALUES;
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = table[(le.get(from + i) & 0xff) << 8];
+        }
+        return n;
+    }
+
+    private static int e4m3s(byte[] a, int from, int n, float[] dst, int offset) {
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = e4m3(a[from + i]);
+        }
+        return n;
+    }
+
+    private static int bytes(float[] table, byte[] a, int from, int n, float[] dst, int offset) {
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = table[a[from + i] & 0xff];
+        }
+        return n;
+    }
+
+    private static int bytes(float[] table, ByteBuffer le, int from, int n, float[] dst, int offset) {
+        for (int i = 0; i < n; i++) {
+            dst[offset + i] = table[le.get(from + i) & 0xff];
         }
         return n;
     }
@@ -103,11 +190,21 @@ final class Float32Widening {
         }
     }
 
-    private static int e4m3s(byte[] a, int from, int n, float[] dst, int offset) {
-        for (int i = 0; i < n; i++) {
-            dst[offset + i] = e4m3(a[from + i]);
+    /** Every byte of the 8-bit formats that are not a binary16's upper byte, widened once when first needed. */
+    private static final class ByteTables {
+        static final float[] E4M3 = new float[256];
+        static final float[] E8M0 = new float[256];
+        static final float[] E4M3FNUZ = new float[256];
+        static final float[] E5M2FNUZ = new float[256];
+
+        static {
+            for (int b = 0; b < 256; b++) {
+                E4M3[b] = e4m3(b);
+                E8M0[b] = e8m0(b);
+                E4M3FNUZ[b] = fnuz(b, 3, 8);
+                E5M2FNUZ[b] = fnuz(b, 2, 16);
+            }
         }
-        return n;
     }
 
     /** @return the float of the binary16 in the low 16 bits of {@code h} (higher bits are ignored) */
@@ -138,6 +235,39 @@ final class Float32Widening {
             bits = (magnitude << 20) + E4M3_REBIAS;    // normal, 1111.000 to 1111.110 included (256 to 448)
         } else {
             bits = Float.floatToRawIntBits(magnitude * 0x1p-9f); // zero or subnormal, m * 2^-9
+        }
+        return Float.intBitsToFloat(sign | bits);
+    }
+
+    /** @return the float of the OCP MX E8M0 byte in the low 8 bits of {@code b}: 2^(b - 127), NaN for 0xFF */
+    static float e8m0(int b) {
+        int e = b & 0xff;
+        if (e == 0xff) {
+            return Float.intBitsToFloat(QUIET_NAN);
+        }
+        // e = 0 is 2^-127, the float32 subnormal with only the top significand bit set; above, the same exponent field
+        return Float.intBitsToFloat(e == 0 ? 0x0040_0000 : e << 23);
+    }
+
+    /**
+     * @param mantissaBits 3 for E4M3FNUZ, 2 for E5M2FNUZ
+     * @param bias         8 for E4M3FNUZ, 16 for E5M2FNUZ
+     * @return the float of an FNUZ byte: 0x80 is the only NaN, there is neither infinity nor -0.0
+     */
+    static float fnuz(int b, int mantissaBits, int bias) {
+        b &= 0xff;
+        if (b == 0x80) {
+            return Float.intBitsToFloat(QUIET_NAN);
+        }
+        int sign = (b & 0x80) << 24;
+        int exponent = (b & 0x7f) >> mantissaBits;
+        int mantissa = b & ((1 << mantissaBits) - 1);
+        int bits;
+        if (exponent == 0) {
+            // subnormal, m * 2^(1 - bias - mantissaBits): exact, a small int scaled by a power of two
+            bits = Float.floatToRawIntBits(Math.scalb((float) mantissa, 1 - bias - mantissaBits));
+        } else {
+            bits = (exponent - bias + 127) << 23 | mantissa << (23 - mantissaBits);
         }
         return Float.intBitsToFloat(sign | bits);
     }

@@ -9,6 +9,7 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.WritableByteChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicReference;
@@ -108,5 +109,24 @@ class InterruptionTest {
             public void close() {
             }
         };
+    }
+
+    @Test
+    void anInterruptStopsMappedReadsAndSlicesAndLeavesTheFileUsable() throws IOException {
+        Path path = dir.resolve("mapped.safetensors");
+        Files.write(path, SafetensorsFixture.create().tensor("w", "F32", 512, 512).build());
+        try (SafetensorsFile file = SafetensorsFile.open(path)) {
+            Thread.currentThread().interrupt();
+            try {
+                assertThrows(InterruptedIOException.class, () -> file.readFloat32("w"));
+                assertTrue(Thread.currentThread().isInterrupted(), "the flag stays set");
+                assertThrows(InterruptedIOException.class, () -> file.slice("w", Slice.range(0, 256)).readBytes());
+                assertThrows(InterruptedIOException.class,
+                        () -> file.readBytes("w", ByteBuffer.allocateDirect(512 * 512 * 4)));
+            } finally {
+                Thread.interrupted();
+            }
+            assertEquals(512 * 512, file.readFloat32("w").length, "usable once the flag is cleared");
+        }
     }
 }

@@ -45,6 +45,34 @@ final class ReferenceFloats {
         return bits(sign, value(exponent, significand, 3, 7));
     }
 
+    /** OCP MX E8M0 (scale): 8 exponent bits, bias 127, no sign and no significand; 0xFF is NaN, read as the quiet NaN. */
+    static int e8m0(int b) {
+        if (b == 0xff) {
+            return 0x7fc0_0000;
+        }
+        return bits(0, Math.pow(2, b - 127));
+    }
+
+    /** FNUZ E4M3 (as in ml_dtypes and PyTorch): bias 8, no infinities, no -0.0; 0x80 is the only NaN. */
+    static int e4m3fnuz(int b) {
+        return fnuz(b, 4, 3);
+    }
+
+    /** FNUZ E5M2: bias 16, no infinities, no -0.0; 0x80 is the only NaN. */
+    static int e5m2fnuz(int b) {
+        return fnuz(b, 5, 2);
+    }
+
+    private static int fnuz(int b, int exponentBits, int significandBits) {
+        if (b == 0x80) {
+            return 0x7fc0_0000; // as PyTorch's fp8e4m3fnuz_to_fp32_value: the positive quiet NaN
+        }
+        int sign = b >>> 7 & 1;
+        int exponent = b >>> significandBits & ((1 << exponentBits) - 1);
+        int significand = b & ((1 << significandBits) - 1);
+        return bits(sign, value(exponent, significand, significandBits, 1 << (exponentBits - 1)));
+    }
+
     /** A format with IEEE 754 rules: the all-ones exponent is infinity (significand 0) or NaN (payload kept). */
     private static int ieee(int sign, int exponent, int significand, int exponentBits, int significandBits) {
         int maxExponent = (1 << exponentBits) - 1;

@@ -4,11 +4,14 @@ import dev.safetensors.Limits;
 import dev.safetensors.fixtures.MemorySource;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.function.IntUnaryOperator;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
@@ -53,6 +56,60 @@ class WideningTest {
     }
 
     @Test
+    void f8E8m0EveryInput() throws IOException {
+        assertAllBits(readAll("F8_E8M0", 1, Limits.OFFICIAL), ReferenceFloats::e8m0, "F8_E8M0");
+    }
+
+    @Test
+    void f8E4m3fnuzEveryInput() throws IOException {
+        assertAllBits(readAll("F8_E4M3FNUZ", 1, Limits.OFFICIAL), ReferenceFloats::e4m3fnuz, "F8_E4M3FNUZ");
+    }
+
+    @Test
+    void f8E5m2fnuzEveryInput() throws IOException {
+        assertAllBits(readAll("F8_E5M2FNUZ", 1, Limits.OFFICIAL), ReferenceFloats::e5m2fnuz, "F8_E5M2FNUZ");
+    }
+
+    @Test
+    void newerF8Landmarks() throws IOException {
+        float[] e8m0 = readAll("F8_E8M0", 1, Limits.OFFICIAL);
+        assertEquals(1f, e8m0[127], "2^0");
+        assertEquals(0x1p-127f, e8m0[0], "the smallest scale, a float32 subnormal");
+        assertEquals(0x1p127f, e8m0[254], "the largest scale");
+        assertTrue(Float.isNaN(e8m0[255]));
+        float[] e4 = readAll("F8_E4M3FNUZ", 1, Limits.OFFICIAL);
+        assertEquals(240f, e4[0x7f], "largest E4M3FNUZ");
+        assertEquals(-240f, e4[0xff]);
+        assertEquals(0x1p-10f, e4[0x01], "smallest E4M3FNUZ subnormal");
+        assertEquals(0x7fc0_0000, Float.floatToRawIntBits(e4[0x80]), "the only NaN");
+        float[] e5 = readAll("F8_E5M2FNUZ", 1, Limits.OFFICIAL);
+        assertEquals(57344f, e5[0x7f], "largest E5M2FNUZ");
+        assertEquals(0x1p-17f, e5[0x01], "smallest E5M2FNUZ subnormal");
+        assertEquals(0x7fc0_0000, Float.floatToRawIntBits(e5[0x80]), "the only NaN");
+    }
+
+    @Test
+    void localFilesWidenThroughTheMappingExactlyAsFromMemory(@TempDir Path dir) throws IOException {
+        for (String dtype : new String[] {"F16", "BF16", "F8_E4M3", "F8_E5M2", "F8_E8M0", "F8_E4M3FNUZ",
+                "F8_E5M2FNUZ"}) {
+            int width = dtype.startsWith("F8") ? 1 : 2;
+            byte[] file = everyPattern(dtype, width);
+            Path path = dir.resolve(dtype + ".safetensors");
+            Files.write(path, file);
+            try (SafetensorsFile mem = SafetensorsFile.open(new MemorySource("mem", file), Limits.OFFICIAL);
+                 SafetensorsFile local = SafetensorsFile.open(path, Limits.OFFICIAL)) {
+                assertTrue(local.isMappable());
+                assertArrayEquals(rawBits(mem.readFloat32("all")), rawBits(local.readFloat32("all")), dtype);
+                FloatBuffer direct = ByteBuffer.allocateDirect(4 << (8 * width)).asFloatBuffer();
+                local.readFloat32("all", direct);
+                float[] viaDirect = new float[1 << (8 * width)];
+                direct.flip().get(viaDirect);
+                assertArrayEquals(rawBits(mem.readFloat32("all")), rawBits(viaDirect), dtype + " into a direct buffer");
+            }
+        }
+    }
+
+    @Test
     void landmarks() throws IOException {
         float[] f16 = readAll("F16", 2, Limits.DEFAULT);
         assertEquals(0x8000_0000, Float.floatToRawIntBits(f16[0x8000]), "-0.0");
@@ -91,8 +148,8 @@ class WideningTest {
         }
     }
 
-    /** Reads a tensor holding every bit pattern of a {@code width}-byte dtype once, in increasing order. */
-    private static float[] readAll(String dtype, int width, Limits limits) throws IOException {
+    /** @return a file with one tensor "all" holding every bit pattern of a {@code width}-byte dtype, increasing */
+    private static byte[] everyPattern(String dtype, int width) {
         int count = 1 << (8 * width);
         ByteBuffer payload = ByteBuffer.allocate(count * width).order(ByteOrder.LITTLE_ENDIAN);
         for (int i = 0; i < count; i++) {
@@ -102,8 +159,13 @@ class WideningTest {
                 payload.put((byte) i);
             }
         }
-        byte[] file = TensorFiles.withPayload(SafetensorsFixture.create().tensor("all", dtype, count),
-                payload.array());
+        return TensorFiles.withPayload(SafetensorsFixture.create().tensor("all", dtype, count), payload.array());
+    }
+
+    /** Reads a tensor holding every bit pattern of a {@code width}-byte dtype once, in increasing order. */
+    private static float[] readAll(String dtype, int width, Limits limits) throws IOException {
+        int count = 1 << (8 * width);
+        byte[] file = everyPattern(dtype, width);
         try (SafetensorsFile f = SafetensorsFile.open(new MemorySource("mem", file), limits)) {
             float[] viaArray = f.readFloat32("all");
             FloatBuffer direct = ByteBuffer.allocateDirect(4 * count).asFloatBuffer();

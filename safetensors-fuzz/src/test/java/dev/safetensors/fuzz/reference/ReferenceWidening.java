@@ -12,7 +12,8 @@ import java.util.Set;
  */
 public final class ReferenceWidening {
     /** The dtypes {@code readFloat32} reads. */
-    public static final Set<String> READABLE = Set.of("F32", "F16", "BF16", "F8_E4M3", "F8_E5M2");
+    public static final Set<String> READABLE = Set.of("F32", "F16", "BF16", "F8_E4M3", "F8_E5M2", "F8_E8M0",
+            "F8_E4M3FNUZ", "F8_E5M2FNUZ");
 
     private ReferenceWidening() {
     }
@@ -39,6 +40,9 @@ public final class ReferenceWidening {
                 case "BF16" -> raw << 16;
                 case "F16" -> binary16(raw);
                 case "F8_E5M2" -> binary16(raw << 8);
+                case "F8_E8M0" -> raw == 0xff ? 0x7fc0_0000 : Float.floatToRawIntBits((float) Math.scalb(1.0, raw - 127));
+                case "F8_E4M3FNUZ" -> fnuz(raw, 4, 3);
+                case "F8_E5M2FNUZ" -> fnuz(raw, 5, 2);
                 default -> e4m3(raw);
             };
         }
@@ -57,6 +61,20 @@ public final class ReferenceWidening {
             return sign | Float.floatToRawIntBits((float) Math.scalb((double) fraction, -24));
         }
         return sign | (exponent - 15 + 127) << 23 | fraction << 13;
+    }
+
+    /** FNUZ (bias 2^(e-1)): no infinities, no -0.0; 0x80 is the only NaN, read as the positive quiet NaN. */
+    private static int fnuz(int b, int exponentBits, int fractionBits) {
+        if (b == 0x80) {
+            return 0x7fc0_0000;
+        }
+        int bias = 1 << (exponentBits - 1);
+        int sign = (b >>> 7) << 31;
+        int exponent = (b >>> fractionBits) & ((1 << exponentBits) - 1);
+        int fraction = b & ((1 << fractionBits) - 1);
+        double value = exponent == 0 ? Math.scalb((double) fraction, 1 - bias - fractionBits)
+                : Math.scalb(1.0 + fraction / (double) (1 << fractionBits), exponent - bias);
+        return sign | Float.floatToRawIntBits((float) value);
     }
 
     /** OCP E4M3FN: sign 1, exponent 4 (bias 7), fraction 3; no infinities; S.1111.111 is NaN. */

@@ -1,0 +1,93 @@
+package dev.safetensors.examples;
+
+import dev.safetensors.DType;
+import dev.safetensors.core.SafetensorsWriter;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** {@link SliceFromS3} against s3proxy: a row range of a 1 MiB matrix costs the header GET and one ranged GET. */
+class SliceFromS3Test {
+    private static final String ACCESS_KEY = "examples-access-key";
+    private static final String SECRET_KEY = "examples-secret-key";
+    private static final int ROWS = 1024;
+    private static final int COLUMNS = 256;
+
+    @TempDir
+    static Path store;
+    private static BlobStoreContext context;
+    private static S3Proxy proxy;
+    private static String endpoint;
+    private static long headerBytes;
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path bucket = Files.createDirectories(store.resolve("models"));
+        // element (r, c) is r + c / 1000, so the rows printed are easy to check
+        ByteBuffer values = ByteBuffer.allocate(ROWS * COLUMNS * 4).order(ByteOrder.LITTLE_ENDIAN);
+        for (int r = 0; r < ROWS; r++) {
+            for (int c = 0; c < COLUMNS; c++) {
+                values.putFloat(r + c / 1000f);
+            }
+        }
+        long size = SafetensorsWriter.create().tensor("w", DType.F32, new long[] {ROWS, COLUMNS}, values.flip())
+                .writeTo(bucket.resolve("matrix.safetensors"));
+        headerBytes = size - ROWS * COLUMNS * 4L;
+
+        Properties properties = new Properties();
+        properties.setProperty("jclouds.filesystem.basedir", store.toString());
+        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
+        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
+                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
+        proxy.start();
+        while (!proxy.getState().equals("STARTED")) {
+            Thread.sleep(10);
+        }
+        endpoint = "http://127.0.0.1:" + proxy.getPort();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        proxy.stop();
+        context.close();
+    }
+
+    @Test
+    void aRowRangeCostsOneRangedGetAfterTheHeader() throws Exception {
+        ExampleProcess.Result r = ExampleProcess.run(SliceFromS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
+                "AWS_SECRET_ACCESS_KEY", SECRET_KEY, "AWS_REGION", "us-east-1"),
+                "s3://models/matrix.safetensors", "w", "600", "602", endpoint);
+        assertEquals(0, r.exitCode(), r.stderr());
+        assertTrue(r.stdout().startsWith("w[600:602] of [1024, 256] -> shape [2, 256], 512 floats, first [600.0,"
+                + " 600.001, 600.002, 600.003]"), r.stdout());
+        // the 128 KiB prefix read with the header, then exactly the 2 rows of 1 KiB
+        assertTrue(r.stdout().contains("cost: 2 requests, " + (128 * 1024 + 2 * COLUMNS * 4) + " bytes"),
+                r.stdout() + " (header " + headerBytes + " bytes)");
+    }
+
+    @Test
+    void rowsOutsideTheTensorAreAnInvalidSlice() throws Exception {
+        ExampleProcess.Result r = ExampleProcess.run(SliceFromS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
+                "AWS_SECRET_ACCESS_KEY", SECRET_KEY, "AWS_REGION", "us-east-1"),
+                "s3://models/matrix.safetensors", "w", "1000", "1100", endpoint);
+        assertEquals(1, r.exitCode(), r.stdout());
+        assertTrue(r.stderr().contains("TensorAccessException") && r.stderr().contains("[INVALID_SLICE]"),
+                r.stderr());
+    }
+}

@@ -1,0 +1,192 @@
+package dev.safetensors.core;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.Limits;
+import dev.safetensors.SourceChangedException;
+import dev.safetensors.TensorInfo;
+import dev.safetensors.fixtures.SafetensorsFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.Channels;
+import java.util.Arrays;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Issue 12, item 6: a remote tensor in parts over concurrent requests, in order, bounded, retried, cancelled. */
+@Timeout(60)
+class ParallelTransferTest {
+    private static final int PART = ReadOptions.MIN_PART_SIZE_BYTES;
+    /** 16 full parts and a short one. */
+    private static final int ELEMENTS = (16 * PART + 400) / 4;
+    private static final ReadOptions FOUR = ReadOptions.builder().parallelism(4).partSizeBytes(PART).build();
+    private static final byte[] FILE = file();
+    private static final byte[] TENSOR = tensorBytes();
+
+    private static byte[] file() {
+        byte[] payload = new byte[4 * ELEMENTS];
+        new SplittableRandom(7).nextBytes(payload);
+        return TensorFiles.withPayload(SafetensorsFixture.create().tensor("w", "F32", ELEMENTS), payload);
+    }
+
+    private static byte[] tensorBytes() {
+        return Arrays.copyOfRange(FILE, FILE.length - 4 * ELEMENTS, FILE.length);
+    }
+
+    @Test
+    void aLargeTensorComesInPartsOverConcurrentRequestsAndInOrder() throws Exception {
+        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        // the first part waits until another has been opened: the test passes only if parts run at once
+        CountDownLatch twoOpen = new CountDownLatch(2);
+        source.hook((position, length, attempt) -> {
+            twoOpen.countDown();
+            try {
+                if (!twoOpen.await(20, TimeUnit.SECONDS)) {
+                    throw new IOException("no second part was requested while the first was open");
+                }
+            } catch (InterruptedException e) {
+                throw new InterruptedIOException();
+            }
+        });
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
+            TensorInfo t = file.header().tensor("w").orElseThrow();
+            long base = file.header().payloadOffset() + t.begin();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
+            assertEquals(TENSOR.length, file.copyTensorTo("w", Channels.newChannel(out)));
+            assertArrayEquals(TENSOR, out.toByteArray());
+
+            List<long[]> ranges = source.ranges();
+            assertEquals(17, ranges.size(), "16 full parts and the rest");
+            ranges.sort((a, b) -> Long.compare(a[0], b[0])); // opened concurrently, so in any order
+            for (int i = 0; i < ranges.size(); i++) {
+                assertEquals(base + (long) i * PART, ranges.get(i)[0], "part " + i);
+                assertEquals(i < 16 ? PART : 400, ranges.get(i)[1]);
+            }
+            assertTrue(source.maxOpen() >= 2 && source.maxOpen() <= 4, "at most 4 at once: " + source.maxOpen());
+
+            ByteArrayOutputStream stream = new ByteArrayOutputStream();
+            file.copyTensorTo("w", stream);
+            assertArrayEquals(TENSOR, stream.toByteArray());
+            ByteBuffer bytes = file.readBytes("w");
+            assertEquals(ByteBuffer.wrap(TENSOR), bytes);
+            float[] floats = file.readFloat32("w");
+            assertEquals(ByteBuffer.wrap(TENSOR).order(ByteOrder.LITTLE_ENDIAN).getFloat(4 * 12345), floats[12345]);
+            assertEquals(0, source.openNow(), "every range closed");
+        }
+    }
+
+    @Test
+    void parallelismOneKeepsOneStream() throws IOException {
+        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        ReadOptions one = ReadOptions.builder().parallelism(1).partSizeBytes(PART).build();
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, one)) {
+            assertArrayEquals(TENSOR, array(file.readBytes("w")));
+            assertEquals(1, source.ranges().size());
+            assertEquals(TENSOR.length, source.ranges().get(0)[1]);
+        }
+    }
+
+    @Test
+    void aFailedPartIsFetchedAgainAlone() throws IOException {
+        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
+            long third = file.header().payloadOffset() + 2L * PART;
+            source.hook((position, length, attempt) -> {
+                if (position == third && attempt == 0) {
+                    throw new SocketException("connection reset");
+                }
+            });
+            assertArrayEquals(TENSOR, array(file.readBytes("w")));
+            List<long[]> ranges = source.ranges();
+            assertEquals(18, ranges.size(), "17 parts and one retry");
+            assertEquals(2, ranges.stream().filter(r -> r[0] == third).count(), "only the failed part again");
+        }
+    }
+
+    @Test
+    void retriesAreBoundedAndAChangedObjectIsNotRetried() throws IOException {
+        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
+            long third = file.header().payloadOffset() + 2L * PART;
+            source.hook((position, length, attempt) -> {
+                if (position == third) {
+                    throw new SocketException("connection reset");
+                }
+            });
+            SocketException e = assertThrows(SocketException.class, () -> file.readBytes("w"));
+            assertEquals(ErrorCode.NETWORK, ErrorCode.of(e));
+            assertEquals(1 + ReadOptions.DEFAULT_PART_RETRIES,
+                    source.ranges().stream().filter(r -> r[0] == third).count(), "tried, then retried twice");
+
+            int before = source.ranges().size();
+            source.hook((position, length, attempt) -> {
+                if (position == third) {
+                    throw new SourceChangedException("remote-like", "the ETag changed");
+                }
+            });
+            SourceChangedException changed = assertThrows(SourceChangedException.class, () -> file.readBytes("w"));
+            assertEquals(ErrorCode.SOURCE_CHANGED, changed.code());
+            assertEquals(1, source.ranges().subList(before, source.ranges().size()).stream()
+                    .filter(r -> r[0] == third).count(), "a changed object is not asked again");
+        }
+    }
+
+    @Test
+    void interruptingTheReaderCancelsEveryPart() throws Exception {
+        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        CountDownLatch fourOpen = new CountDownLatch(4);
+        CountDownLatch cancelled = new CountDownLatch(4);
+        CountDownLatch never = new CountDownLatch(1);
+        source.hook((position, length, attempt) -> {
+            fourOpen.countDown();
+            try {
+                never.await(30, TimeUnit.SECONDS);
+                throw new IOException("the part was not cancelled");
+            } catch (InterruptedException e) {
+                cancelled.countDown();
+                throw new InterruptedIOException("cancelled");
+            }
+        });
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
+            AtomicReference<Throwable> failure = new AtomicReference<>();
+            AtomicReference<Boolean> flag = new AtomicReference<>();
+            Thread reader = new Thread(() -> {
+                try {
+                    file.readBytes("w");
+                } catch (Throwable t) {
+                    failure.set(t);
+                }
+                flag.set(Thread.currentThread().isInterrupted());
+            });
+            reader.start();
+            assertTrue(fourOpen.await(20, TimeUnit.SECONDS), "four parts in flight");
+            reader.interrupt();
+            reader.join(20_000);
+            assertInstanceOf(InterruptedIOException.class, failure.get());
+            assertTrue(flag.get(), "the interrupt flag stays set");
+            assertTrue(cancelled.await(20, TimeUnit.SECONDS), "every part in flight was interrupted");
+            assertEquals(4, source.ranges().size(), "no part started after the interrupt");
+        }
+    }
+
+    private static byte[] array(ByteBuffer b) {
+        byte[] a = new byte[b.remaining()];
+        b.duplicate().get(a);
+        return a;
+    }
+}
