@@ -4,7 +4,6 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.core.Safetensors;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
@@ -52,12 +51,6 @@ class ConformanceThroughSparkTest {
         spark = LocalSpark.start();
     }
 
-    @AfterAll
-    static void stop() {
-        if (spark != null) {
-            spark.stop();
-        }
-    }
 
     @TestFactory
     List<DynamicTest> everyCaseGetsItsVerdictAndTheLibrarysCode() throws IOException {

@@ -6,7 +6,10 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.metric.SQLMetric;
 import scala.collection.Iterator;
 
-/** A local[2] session for one test class (it takes 3-4 s to start), and the scan metrics of a finished query. */
+/**
+ * The test JVM's one local[2] session (it takes 3-4 s to start, far more on a loaded machine, so the test classes
+ * share it; Spark's shutdown hook stops it when the JVM exits), and the scan metrics of a finished query.
+ */
 final class LocalSpark {
     private LocalSpark() {
     }
@@ -17,6 +20,7 @@ final class LocalSpark {
                 .config("spark.driver.host", "127.0.0.1")
                 .config("spark.driver.bindAddress", "127.0.0.1")
                 .config("spark.sql.shuffle.partitions", "2")
+                .config("spark.sql.warehouse.dir", "target/spark-warehouse")
                 // no adaptive re-planning, so the executed plan is the one whose scan metrics are read
                 .config("spark.sql.adaptive.enabled", "false")
                 .getOrCreate();

@@ -71,9 +71,6 @@ class S3ObjectsTest {
 
     @AfterAll
     static void stop() throws Exception {
-        if (spark != null) {
-            spark.stop();
-        }
         proxy.stop();
         store.close();
         System.clearProperty("aws.endpointUrl");

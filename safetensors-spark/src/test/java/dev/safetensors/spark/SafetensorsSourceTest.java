@@ -7,7 +7,6 @@ import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -51,10 +50,6 @@ class SafetensorsSourceTest {
         broken = Fixtures.writeBroken(dir.resolve("broken.safetensors"));
     }
 
-    @AfterAll
-    static void stop() {
-        spark.stop();
-    }
 
     private static Dataset<Row> read(String... paths) {
         return spark.read().format("safetensors").load(paths);

@@ -9,7 +9,6 @@ import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.util.LongAccumulator;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -66,10 +65,6 @@ class TenThousandFilesTest {
         return ByteBuffer.allocate(8 + j.length).order(ByteOrder.LITTLE_ENDIAN).putLong(j.length).put(j).array();
     }
 
-    @AfterAll
-    static void stop() {
-        spark.stop();
-    }
 
     @Test
     void tenThousandFilesAreListedOnceAndReadWithOneRequestEach() {
