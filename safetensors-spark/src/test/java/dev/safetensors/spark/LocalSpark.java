@@ -15,7 +15,7 @@ final class LocalSpark {
     }
 
     static SparkSession start() {
-        return SparkSession.builder().master("local[2]").appName("safetensors-spark-test")
+        SparkSession spark = SparkSession.builder().master("local[2]").appName("safetensors-spark-test")
                 .config("spark.ui.enabled", "false")
                 .config("spark.driver.host", "127.0.0.1")
                 .config("spark.driver.bindAddress", "127.0.0.1")
@@ -24,6 +24,8 @@ final class LocalSpark {
                 // no adaptive re-planning, so the executed plan is the one whose scan metrics are read
                 .config("spark.sql.adaptive.enabled", "false")
                 .getOrCreate();
+        System.out.println("Spark " + spark.version() + " on JDK " + Runtime.version());
+        return spark;
     }
 
     /** @return the value of one of the scan's custom metrics, after the query ran */
