@@ -24,7 +24,9 @@ final class SafetensorsTable implements SupportsRead {
         return "safetensors " + String.join(", ", locations);
     }
 
+    /** Spark 4 prefers {@code columns()}, which it derives from this; Spark 3.5 knows only this. */
     @Override
+    @SuppressWarnings("deprecation")
     public StructType schema() {
         return SafetensorsSchemas.of(options);
     }

@@ -24,6 +24,7 @@ import java.util.stream.Collectors;
  * after the scan, so this only saves work; it never decides a result on its own.
  */
 final class TensorFilter implements Serializable {
+    private static final long serialVersionUID = 1L;
     static final TensorFilter ALL = new TensorFilter(List.of());
     private final List<Filter> filters;
 

@@ -2,6 +2,7 @@ package dev.safetensors.spark;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
+import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.SafetensorsFile;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
@@ -23,6 +24,7 @@ import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -115,6 +117,7 @@ class SafetensorsSourceTest {
             cause = cause.getCause();
         }
         assertNotNull(cause, "no coded cause in " + e);
+        assertInstanceOf(InvalidHeaderException.class, cause);
         assertEquals(ErrorCode.HEADER_START, ((ErrorCoded) cause).code());
         assertTrue(e.getMessage().contains("HEADER_START"), e.getMessage());
     }
@@ -124,6 +127,13 @@ class SafetensorsSourceTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> spark.read().format("safetensors").option("mode", "lenient").load(models.toString()).count());
         assertTrue(e.getMessage().contains("mode"), e.getMessage());
+    }
+
+    @Test
+    void aRemotePrefixIsRefusedBecauseNoBackendCanListIt() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> read("s3://bucket/models/").collectAsList());
+        assertTrue(e.getMessage().contains("readHeaders"), e.getMessage());
     }
 
     @Test
