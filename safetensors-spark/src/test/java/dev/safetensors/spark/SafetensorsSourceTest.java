@@ -101,6 +101,17 @@ class SafetensorsSourceTest {
     }
 
     @Test
+    void theOfficialPolicyAcceptsWhatTheStrictOneRefuses() {
+        Row strict = read(broken.toString()).collectAsList().get(0);
+        assertEquals(ErrorCode.HEADER_START.name(), strict.getAs("error_code"));
+        List<Row> official = spark.read().format("safetensors").option("policy", "official").load(broken.toString())
+                .collectAsList();
+        assertEquals(1, official.size(), "a valid file without tensors is still one row");
+        assertNull(official.get(0).getAs("error_code"));
+        assertNull(official.get(0).getAs("tensor"));
+    }
+
+    @Test
     void dropMalformedDropsTheFailingFiles() {
         long rows = spark.read().format("safetensors").option("mode", "DROPMALFORMED")
                 .load(broken.toString(), models.resolve("m00.safetensors").toString()).count();
