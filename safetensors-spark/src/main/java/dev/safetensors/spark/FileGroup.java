@@ -1,0 +1,25 @@
+package dev.safetensors.spark;
+
+import java.io.Serializable;
+import java.util.List;
+
+/**
+ * Files read together by one task: one file, or an index ({@code *.safetensors.index.json}) with its shards, so the
+ * task can cross-check the index against the shards' headers.
+ *
+ * @param index the index's location, or {@code null} for a plain file
+ * @param files the locations of the files
+ */
+record FileGroup(String index, List<String> files) implements Serializable {
+    FileGroup {
+        files = List.copyOf(files);
+    }
+
+    static FileGroup of(String file) {
+        return new FileGroup(null, List.of(file));
+    }
+
+    int weight() {
+        return Math.max(1, files.size());
+    }
+}

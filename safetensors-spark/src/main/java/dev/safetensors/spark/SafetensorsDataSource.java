@@ -1,0 +1,73 @@
+package dev.safetensors.spark;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.spark.sql.connector.catalog.Table;
+import org.apache.spark.sql.connector.catalog.TableProvider;
+import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.sources.DataSourceRegister;
+import org.apache.spark.sql.types.StructType;
+import org.apache.spark.sql.util.CaseInsensitiveStringMap;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code safetensors} data source (Spark DSv2): {@code spark.read().format("safetensors").load(paths...)} or
+ * {@code SELECT ... FROM safetensors.`path`}. Each file's header is read with one verified ranged request (when it
+ * fits the library's prefix read) through the library's own sources, validated under the chosen policy, and turned
+ * into rows of {@link SafetensorsSchemas#TENSOR} or {@link SafetensorsSchemas#FILE}.
+ *
+ * <p>Options (case-insensitive): {@code level} (tensor|file), {@code policy} (strict|official), {@code mode}
+ * (PERMISSIVE|FAILFAST|DROPMALFORMED), {@code pathGlobFilter} (default {@code *.safetensors}),
+ * {@code recursiveFileLookup}, {@code expandIndex}, {@code filesPerPartition} (default 1000), {@code ioThreads}
+ * (default 8), {@code checksum} (none|sha256), {@code data} (none|binary|float32), {@code maxTensorBytes} (default
+ * 64 MiB). docs/spark.md describes each. A value out of range is an {@link IllegalArgumentException}; a schema
+ * given by the user is refused, as the schema follows from the options.
+ */
+public final class SafetensorsDataSource implements TableProvider, DataSourceRegister {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Creates the source, as Spark does through {@code META-INF/services}. */
+    public SafetensorsDataSource() {
+    }
+
+    /** @return {@code safetensors} */
+    @Override
+    public String shortName() {
+        return "safetensors";
+    }
+
+    @Override
+    public StructType inferSchema(CaseInsensitiveStringMap options) {
+        return SafetensorsSchemas.of(ScanOptions.parse(options));
+    }
+
+    @Override
+    public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
+        return new SafetensorsTable(locations(properties), ScanOptions.parse(properties));
+    }
+
+    /** The locations Spark passes: {@code path} for one, {@code paths} (a JSON array) for several. */
+    private static List<String> locations(Map<String, String> properties) {
+        List<String> out = new ArrayList<>();
+        CaseInsensitiveStringMap options = new CaseInsensitiveStringMap(properties);
+        String path = options.get("path");
+        if (path != null) {
+            out.add(path);
+        }
+        String paths = options.get("paths");
+        if (paths != null) {
+            try {
+                out.addAll(List.of(JSON.readValue(paths, String[].class)));
+            } catch (JsonProcessingException e) {
+                throw new IllegalArgumentException("option paths is not a JSON array of strings: " + paths, e);
+            }
+        }
+        if (out.isEmpty()) {
+            throw new IllegalArgumentException("no location given: load(path...) or option(\"path\", ...)");
+        }
+        return out;
+    }
+}

@@ -1,0 +1,31 @@
+package dev.safetensors.spark;
+
+import dev.safetensors.SourceStatistics;
+import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
+
+/** What one task's reads cost so far: files, and the requests, bytes and exchanges of their closed sources. */
+final class ScanMetrics {
+    private long files;
+    private SourceStatistics closed = SourceStatistics.NONE;
+
+    static CustomMetric[] supported() {
+        return new CustomMetric[]{new FilesMetric(), new RequestsMetric(), new BytesReadMetric(),
+            new ExchangesMetric()};
+    }
+
+    void file() {
+        files++;
+    }
+
+    void add(SourceStatistics statistics) {
+        closed = closed.plus(statistics);
+    }
+
+    CustomTaskMetric[] values() {
+        return new CustomTaskMetric[]{new TaskMetric(FilesMetric.NAME, files),
+            new TaskMetric(RequestsMetric.NAME, closed.requests()),
+            new TaskMetric(BytesReadMetric.NAME, closed.bytesRead()),
+            new TaskMetric(ExchangesMetric.NAME, closed.exchanges())};
+    }
+}
