@@ -39,7 +39,8 @@ final class CommonOptions {
             + " most S3-compatible stores need.")
     boolean s3PathStyle;
 
-    @Option(names = "--debug", description = "Print the stack trace behind each failure.")
+    @Option(names = "--debug", description = "Print the stack trace behind each failure, and the libraries' debug log"
+            + " (requests, retries) on stderr.")
     boolean debug;
 
     @Option(names = {"-h", "--help"}, usageHelp = true, description = "Show this help and exit.")

@@ -6,6 +6,7 @@ import dev.safetensors.StorageException;
 import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.UnsupportedDtypeException;
+import dev.safetensors.core.AtomicFile;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 import picocli.CommandLine.Command;
@@ -16,9 +17,11 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
+import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.channels.Channels;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
@@ -142,12 +145,14 @@ final class DumpCommand implements Callable<Integer> {
             return Status.USAGE;
         }
         long written;
-        try (AtomicOutput target = file == null ? null : AtomicOutput.create(file, localSource());
+        try (AtomicFile target = file == null ? null : openOutput();
              ProgressBar bar = output.startProgress(t.byteLength(), ProgressBar.Unit.BYTES)) {
-            OutputStream sink = target == null ? Sink.of(out, Sink.STDOUT) : target.stream();
+            OutputStream sink = target == null ? Sink.of(out, Sink.STDOUT) : Sink.of(new BufferedOutputStream(
+                    Channels.newOutputStream(target.channel()), 1 << 16), file.toString());
             written = f32 ? TensorDump.float32(st, t, sink, binary) : TensorDump.raw(st, t, sink, bar);
             if (target != null) {
-                target.commit();
+                sink.flush();
+                commit(target);
             }
         } catch (UnsupportedDtypeException | TensorAccessException e) {
             // the file is fine; what was asked of it is not: a usage error
@@ -173,14 +178,39 @@ final class DumpCommand implements Callable<Integer> {
         return 0;
     }
 
-    /** @return the local file being read, to refuse an output that is the same file; {@code null} if remote */
-    private Path localSource() {
+    /** @return the output file; it refuses to be the local file being read */
+    private AtomicFile openOutput() throws StorageException {
         Location location = Location.parse(source);
+        Path input = null;
         try {
-            return location.isLocal() ? location.path() : null;
+            input = location.isLocal() ? location.path() : null;
         } catch (IllegalArgumentException e) {
-            return null;
+            // not a local path after all: there is no file to protect
         }
+        try {
+            return input == null ? AtomicFile.replacing(file) : AtomicFile.replacing(file, input);
+        } catch (IOException e) {
+            throw outputFailure(e);
+        }
+    }
+
+    private void commit(AtomicFile target) throws StorageException {
+        try {
+            target.commit();
+        } catch (IOException e) {
+            throw outputFailure(e);
+        }
+    }
+
+    /** Every failure of the output file is the output's: {@link ErrorCode#WRITE_FAILED}, naming it, not the source. */
+    private StorageException outputFailure(IOException e) {
+        if (e instanceof StorageException s && s.code() == ErrorCode.WRITE_FAILED) {
+            return s;
+        }
+        if (e instanceof StorageException s) {
+            return new StorageException(ErrorCode.WRITE_FAILED, file.toString(), s.detail(), s);
+        }
+        return Sink.failure(file.toString(), e);
     }
 
     private ReadOptions readOptions() {

@@ -18,7 +18,8 @@ import java.util.function.Supplier;
 /**
  * The entry point of the {@code safetensors} command. Results go to stdout, errors to stderr, both UTF-8; the exit
  * code is 0 (all valid), 1 (some invalid or unsupported), 2 (usage error) or 3 (some source unreadable, or stdout
- * could not be written: a full disk, a closed pipe). No stack trace is printed unless {@code --debug} is given.
+ * could not be written: a full disk, a closed pipe). No stack trace and no library log line is printed unless
+ * {@code --debug} is given (see {@link DebugLog}).
  */
 public final class Main {
     private Main() {
@@ -46,6 +47,12 @@ public final class Main {
      * @return the exit code
      */
     static int run(String[] args, PrintStream out, PrintStream err) {
+        try (DebugLog log = DebugLog.route(Arrays.asList(args).contains("--debug"), err)) {
+            return runLogged(args, out, err);
+        }
+    }
+
+    private static int runLogged(String[] args, PrintStream out, PrintStream err) {
         int code = execute(args, out, err);
         out.flush();
         if (out.checkError()) {

@@ -7,6 +7,7 @@ import java.io.FilterOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.nio.file.FileSystemException;
 
 /**
  * An output stream whose failures name the output, not the source being read: every write failure becomes a
@@ -88,7 +89,9 @@ final class Sink extends FilterOutputStream {
      * @return the failure, coded {@link ErrorCode#WRITE_FAILED}
      */
     static StorageException failure(String name, IOException cause) {
+        // a file system's reason alone: the file it names may be a temporary one, and the output is named already
         String reason = cause == null ? "a write failed (a closed pipe or a full disk?)"
+                : cause instanceof FileSystemException f && f.getReason() != null ? f.getReason()
                 : cause.getMessage() == null ? cause.getClass().getSimpleName() : cause.getMessage();
         return new StorageException(ErrorCode.WRITE_FAILED, name, "cannot write: " + reason + "; the output is"
                 + " incomplete", cause);

@@ -100,7 +100,7 @@ class CommandFailuresTest {
 
     private void assertNoTemporaryFiles() throws IOException {
         try (Stream<Path> files = Files.list(dir)) {
-            assertEquals(List.of(), files.filter(p -> p.getFileName().toString().endsWith(".part")).toList());
+            assertEquals(List.of(), files.filter(p -> p.getFileName().toString().endsWith(".tmp")).toList());
         }
     }
 

@@ -84,7 +84,7 @@ class DumpTest {
         try {
             String url = server.base().resolve("big.safetensors").toString();
             Path out = dir.resolve("w.bin");
-            Cli.run("dump", "--parallel", "3", "--part-size", "65536", url, "w", "-o", out.toString()).exits(0);
+            InProcess.run("dump", "--parallel", "3", "--part-size", "65536", url, "w", "-o", out.toString()).exits(0);
             assertArrayEquals(payload, Files.readAllBytes(out));
             // the header read, then 5 parts of 64 KiB or less for the 300,000 bytes the header read did not hold
             assertTrue(server.requests() >= 5, "requests: " + server.requests());
@@ -92,10 +92,10 @@ class DumpTest {
             server.stop();
         }
         Path local = dir.resolve("big.safetensors");
-        Cli.Run zero = Cli.run("dump", "--parallel", "0", local.toString(), "w", "-o", dir.resolve("x").toString())
+        Cli.Run zero = InProcess.run("dump", "--parallel", "0", local.toString(), "w", "-o", dir.resolve("x").toString())
                 .exits(2);
         assertTrue(zero.stderr().contains("--parallel"), zero.describe());
-        Cli.Run odd = Cli.run("dump", "--part-size", "65537", local.toString(), "w", "-o", dir.resolve("x").toString())
+        Cli.Run odd = InProcess.run("dump", "--part-size", "65537", local.toString(), "w", "-o", dir.resolve("x").toString())
                 .exits(2);
         assertTrue(odd.stderr().contains("--part-size"), odd.describe());
     }

@@ -18,26 +18,40 @@ import java.nio.file.attribute.FileAttribute;
 import java.nio.file.attribute.PosixFileAttributeView;
 import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * A file written into a temporary file beside its target and renamed over it on {@link #commit()}: readers see the
- * old file or the whole new one. What it replaces is respected:
+ * old file or the whole new one, never a part. The contract:
  * <ul>
+ *   <li>the temporary file ({@code .NAME.RANDOM.tmp}) is created in the target's folder, so the rename stays on one
+ *       file system; {@link #commit()} forces the bytes to the device, then renames the file over the target
+ *       atomically;</li>
  *   <li>a symbolic link is written through: its final target is replaced and the link stays (a link to a missing
  *       file is refused, {@link ErrorCode#NOT_FOUND});</li>
  *   <li>a replaced file's POSIX permissions are kept (a 0600 file stays 0600), and the temporary file has them from
  *       its creation, so the new bytes are never more readable than the old ones; a new file gets the process's
  *       default (umask) permissions; the owner is the writer's, as with any new file;</li>
  *   <li>a directory, FIFO or device is refused ({@link ErrorCode#NOT_A_FILE});</li>
- *   <li>without {@code replace}, an existing target is refused ({@link ErrorCode#WRITE_FAILED}), before and at the
- *       rename.</li>
+ *   <li>a target that is one of the given input files (the same file key: the same path, a hard or symbolic link to
+ *       it) is refused before anything is written ({@link ErrorCode#WRITE_FAILED}): writing it would destroy what is
+ *       being read;</li>
+ *   <li>on any failure, on {@link #close()} without a commit, and when the JVM shuts down (SIGTERM, SIGINT,
+ *       {@code System.exit}) before the commit, the temporary file is deleted and the target is left as it was.</li>
  * </ul>
- * Closing without a commit deletes the temporary file; the JVM's {@link TempFileJanitor} deletes it on shutdown.
- * Not thread-safe.
+ * Refusals are {@link IOException}s with an {@link ErrorCode} ({@link ErrorCode#of(Throwable)}) that name the path as
+ * given. Not thread-safe: one writer fills {@link #channel()}, then commits, and always closes.
+ *
+ * <pre>{@code
+ * try (AtomicFile file = AtomicFile.replacing(Path.of("out.bin"))) {
+ *     file.channel().write(ByteBuffer.wrap(bytes));
+ *     file.commit();
+ * }
+ * }</pre>
  */
-final class AtomicFile implements Closeable {
+public final class AtomicFile implements Closeable {
     private final Path target;
     private final Path temp;
     private final boolean replace;
@@ -54,6 +68,19 @@ final class AtomicFile implements Closeable {
     }
 
     /**
+     * Opens a file that creates or replaces {@code path} on {@link #commit()}.
+     *
+     * @param path   where the file goes; an existing file is replaced
+     * @param inputs files being read that {@code path} must not be (compared by file key; a missing one is ignored)
+     * @return an open temporary file; write to {@link #channel()}, {@link #commit()}, and always {@link #close()}
+     * @throws IOException if the target is refused (see the class comment) or the temporary file cannot be created
+     *                     (a missing folder: {@link ErrorCode#NOT_FOUND})
+     */
+    public static AtomicFile replacing(Path path, Path... inputs) throws IOException {
+        return create(path, true, List.of(inputs), TempFileJanitor.JVM);
+    }
+
+    /**
      * @param path    where the file goes
      * @param replace whether an existing file may be replaced
      * @param janitor the registry of temporary files
@@ -61,12 +88,24 @@ final class AtomicFile implements Closeable {
      * @throws IOException if the target is refused (see the class comment) or the file cannot be created
      */
     static AtomicFile create(Path path, boolean replace, TempFileJanitor janitor) throws IOException {
+        return create(path, replace, List.of(), janitor);
+    }
+
+    private static AtomicFile create(Path path, boolean replace, List<Path> inputs, TempFileJanitor janitor)
+            throws IOException {
         Path target = resolve(path);
         Set<PosixFilePermission> keep = null;
         if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
                 throw new StorageException(ErrorCode.NOT_A_FILE, path.toString(), Files.isDirectory(target)
-                        ? "is a directory: name a file to write" : "is not a regular file (a FIFO, socket or device)");
+                        ? "is a directory: name the file to write"
+                        : "is not a regular file (a FIFO, socket or device)");
+            }
+            for (Path input : inputs) {
+                if (Files.exists(input) && Files.isSameFile(target, input)) {
+                    throw new StorageException(ErrorCode.WRITE_FAILED, path.toString(), "is the file being read:"
+                            + " writing it would destroy the source; name another file");
+                }
             }
             if (!replace) {
                 throw exists(path);
@@ -79,8 +118,13 @@ final class AtomicFile implements Closeable {
         // not Files.createTempFile: its owner-only permissions would end up on the result
         FileAttribute<?>[] attrs = keep == null ? new FileAttribute<?>[0]
                 : new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(keep)};
-        FileChannel ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                attrs);
+        FileChannel ch;
+        try {
+            ch = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE), attrs);
+        } catch (NoSuchFileException e) {
+            throw new NoSuchFileException(path.toString(), null, "its folder does not exist: create it or write"
+                    + " elsewhere");
+        }
         janitor.register(temp);
         AtomicFile file = new AtomicFile(target, temp, replace, ch, janitor);
         if (keep != null) {
@@ -113,22 +157,24 @@ final class AtomicFile implements Closeable {
         return new StorageException(ErrorCode.WRITE_FAILED, path.toString(), "exists: refusing to replace it");
     }
 
-    /** @return the channel to write the content to, from position 0 */
-    FileChannel channel() {
+    /**
+     * @return the channel to write the content to, from position 0; {@link #commit()} and {@link #close()} close it
+     */
+    public FileChannel channel() {
         return channel;
     }
 
-    /** @return the file being replaced or created (a symbolic link resolved) */
-    Path target() {
+    /** @return the file being replaced or created, absolute, a symbolic link resolved to its final target */
+    public Path target() {
         return target;
     }
 
     /**
-     * Forces the content to the device and renames the temporary file over the target.
+     * Forces the content to the device and renames the temporary file over the target. Call it once.
      *
-     * @throws IOException if that fails; the temporary file is then deleted
+     * @throws IOException if that fails; the temporary file is then deleted and the target left as it was
      */
-    void commit() throws IOException {
+    public void commit() throws IOException {
         try {
             channel.force(true);
             channel.close();
@@ -152,7 +198,11 @@ final class AtomicFile implements Closeable {
         }
     }
 
-    /** Deletes the temporary file unless it was committed. */
+    /**
+     * Deletes the temporary file unless it was committed; the target is then left as it was. Idempotent.
+     *
+     * @throws IOException if the temporary file cannot be deleted
+     */
     @Override
     public void close() throws IOException {
         if (done) {

@@ -7,19 +7,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What an atomic write replaces: permissions kept, links written through, temporary files never left behind. */
+/**
+ * What an atomic write replaces: the whole file or nothing, permissions kept, links written through, the files being
+ * read protected, temporary files never left behind.
+ */
 class ReplacingWriteTest {
     @TempDir
     Path dir;
@@ -96,5 +102,78 @@ class ReplacingWriteTest {
         assertThrows(IOException.class, () -> w.writeTo(dir.resolve("x.safetensors")));
         assertEquals(before, TempFileJanitor.JVM.inFlight());
         assertEquals(0, dir.toFile().list().length);
+    }
+
+    @Test
+    void aWriteThatStopsMidwayLeavesTheTargetAsItWasAndNoTemporaryFile() throws IOException {
+        Path target = Files.writeString(dir.resolve("out.bin"), "previous content");
+        try (AtomicFile file = AtomicFile.replacing(target)) {
+            file.channel().write(ByteBuffer.wrap("half of the new".getBytes(StandardCharsets.US_ASCII)));
+            List<String> names = names();
+            assertEquals(2, names.size(), "the bytes went to a temporary file beside the target");
+            assertTrue(names.get(0).startsWith(".out.bin.") && names.get(0).endsWith(".tmp"), names.toString());
+            assertEquals("previous content", Files.readString(target));
+            // no commit: the read failed here
+        }
+        assertEquals("previous content", Files.readString(target));
+        assertEquals(List.of("out.bin"), names());
+    }
+
+    @Test
+    void aCommitReplacesTheTargetWhole() throws IOException {
+        Path target = Files.writeString(dir.resolve("out.bin"), "previous content");
+        try (AtomicFile file = AtomicFile.replacing(target)) {
+            file.channel().write(ByteBuffer.wrap("new".getBytes(StandardCharsets.US_ASCII)));
+            file.commit();
+        }
+        assertEquals("new", Files.readString(target));
+        assertEquals(List.of("out.bin"), names());
+    }
+
+    @Test
+    void aTargetInAMissingFolderIsNotFoundNamingTheTarget() {
+        Path target = dir.resolve("missing").resolve("out.bin");
+        NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> AtomicFile.replacing(target));
+        assertEquals(ErrorCode.NOT_FOUND, ErrorCode.of(e));
+        assertEquals(target.toString(), e.getFile());
+        assertTrue(e.getReason().contains("folder does not exist"), e.getMessage());
+        assertFalse(Files.exists(target.getParent()));
+    }
+
+    @Test
+    void anOutputThatIsAnInputByNameHardLinkOrSymbolicLinkIsRefusedBeforeAnythingIsWritten() throws IOException {
+        Path source = Files.writeString(dir.resolve("m.safetensors"), "the source");
+        Path hard = Files.createLink(dir.resolve("hard.safetensors"), source);
+        Path soft = Files.createSymbolicLink(dir.resolve("soft.safetensors"), source);
+        Path other = Files.writeString(dir.resolve("other.bin"), "other");
+        for (Path out : List.of(source, hard, soft, dir.resolve(".").resolve("m.safetensors"))) {
+            StorageException e = assertThrows(StorageException.class,
+                    () -> AtomicFile.replacing(out, other, source));
+            assertEquals(ErrorCode.WRITE_FAILED, e.code());
+            assertEquals(out.toString(), e.source());
+            assertTrue(e.detail().startsWith("is the file being read"), e.detail());
+        }
+        assertEquals("the source", Files.readString(source));
+        assertTrue(Files.isSymbolicLink(soft));
+        assertEquals(List.of("hard.safetensors", "m.safetensors", "other.bin", "soft.safetensors"), names());
+        try (AtomicFile file = AtomicFile.replacing(other, source, dir.resolve("gone"))) {
+            file.commit();
+        }
+        assertEquals(0, Files.size(other), "another file, and a missing input, are no reason to refuse");
+    }
+
+    @Test
+    void aFifoIsRefused() throws IOException, InterruptedException {
+        Path fifo = Fifo.create(dir.resolve("pipe"));
+        StorageException e = assertThrows(StorageException.class, () -> AtomicFile.replacing(fifo));
+        assertEquals(ErrorCode.NOT_A_FILE, e.code());
+        assertTrue(e.detail().contains("FIFO"), e.detail());
+        assertEquals(List.of("pipe"), names());
+    }
+
+    private List<String> names() throws IOException {
+        try (Stream<Path> files = Files.list(dir)) {
+            return files.map(p -> p.getFileName().toString()).sorted().toList();
+        }
     }
 }
