@@ -221,7 +221,7 @@ final class CanonicalEntry {
             quote++;
         }
         int n = quote - i;
-        if (quote == stop || n > maxStringBytes) {
+        if (quote == stop || n == 0 || n > maxStringBytes) {
             return null;
         }
         if (n <= 8 && i + 8 <= limit) {

@@ -21,8 +21,9 @@ import java.util.stream.Collectors;
 /**
  * Rules 5 and 7 to 21 over the header bytes: strict UTF-8, then one pass of {@link JsonTokenizer} that checks every
  * entry as it is read (an entry of the shape writers produce through {@link CanonicalEntry}, without tokens), then
- * one sort for the layout. Root names are checked for duplicates in a {@link NameTable}, which holds no references. The first rule broken in document order is reported; a value of
- * the wrong JSON type is read to its end first, so nesting and syntax errors inside it come first.
+ * one sort for the layout. Root names are checked for duplicates in a {@link NameTable}, which holds no references.
+ * The first rule broken in document order is reported; a value of the wrong JSON type is read to its end first, so
+ * nesting and syntax errors inside it come first.
  *
  * <p>An unsupported dtype does not stop the pass: a file is reported as unsupported only when it breaks no other
  * rule. A dtype name the format does not define at all leaves that entry's byte length unverifiable, but its range
@@ -74,7 +75,8 @@ final class HeaderParser {
         json.next();
         canonical = new CanonicalEntry(bytes, offset + length, limits.maxRank(), limits.maxStringBytes());
 
-        // a tensor entry has ten quotes, so this is the entry count of a header of tensors, and never far above it
+        // a tensor entry has ten quotes: the entry count of a header of tensors, more when metadata has quotes too,
+        // and never above the policy's limit, so that the table and the list rarely grow and never grow large in vain
         int expected = Math.min(limits.maxEntries(), utf8.quotes() / 10) + 1;
         List<TensorInfo> tensors = new ArrayList<>(expected);
         // the names of root entries that are not tensors: __metadata__ and entries of undefined dtypes
