@@ -40,7 +40,8 @@ public final class ProcessCpuProfiler implements InternalProfiler {
         if (ops == 0) {
             return List.of();
         }
-        double microsPerOp = (os.getProcessCpuTime() - startNanos) / 1000.0 / ops;
-        return List.of(new ScalarResult("cpu.time.norm", microsPerOp, "us/op", AggregationPolicy.AVG));
+        // nanoseconds: an operation of a throughput benchmark may be one element
+        double nanosPerOp = (double) (os.getProcessCpuTime() - startNanos) / ops;
+        return List.of(new ScalarResult("cpu.time.norm", nanosPerOp, "ns/op", AggregationPolicy.AVG));
     }
 }
