@@ -43,7 +43,7 @@ public final class HeaderValidationReport {
                 .anyMatch(r -> secondary(r, "cpu.time.norm") != null));
         String time = cpu ? "CPU µs" : "µs";
         System.out.println();
-        System.out.println("| tensors | header bytes | validate µs | validate " + time + " | " + time.replace("µs", "ns")
+        System.out.println("| tensors | header bytes | validate wall-clock µs | validate " + time + " | " + time.replace("µs", "ns")
                 + " per tensor | MB/s | bytes allocated per header byte | quote scan " + time + " | jackson-core tokens "
                 + time + " | validate / quote scan | validate / jackson |");
         System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
