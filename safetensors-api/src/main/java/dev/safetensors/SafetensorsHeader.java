@@ -2,7 +2,6 @@ package dev.safetensors;
 
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -27,7 +26,7 @@ public final class SafetensorsHeader {
     private final long headerLength;
     private final List<TensorInfo> tensors;
     /** Built on the first lookup: validating a header never needs it, so it costs nothing there. */
-    private volatile Map<String, TensorInfo> byName;
+    private volatile TensorNameIndex byName;
     private final Map<String, String> metadata;
 
     /**
@@ -66,13 +65,10 @@ public final class SafetensorsHeader {
      * @return the tensor of that name, if the header has one
      */
     public Optional<TensorInfo> tensor(String name) {
-        Map<String, TensorInfo> index = byName;
+        TensorNameIndex index = byName;
         if (index == null) {
-            Map<String, TensorInfo> built = new HashMap<>(Math.max(16, (int) (tensors.size() / 0.75f) + 1));
-            for (TensorInfo t : tensors) {
-                built.putIfAbsent(t.name(), t);
-            }
-            index = Collections.unmodifiableMap(built);
+            // two threads may both build it; either result is the same, and the field is volatile
+            index = new TensorNameIndex(tensors);
             byName = index;
         }
         return Optional.ofNullable(index.get(name));

@@ -13,17 +13,17 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.stream.Collectors;
 
 /**
  * Rules 5 and 7 to 21 over the header bytes: strict UTF-8, then one pass of {@link JsonTokenizer} that checks every
- * entry as it is read, then one sort for the layout. The first rule broken in document order is reported; a value of
- * the wrong JSON type is read to its end first, so nesting and syntax errors inside it come first.
+ * entry as it is read (an entry of the shape writers produce through {@link CanonicalEntry}, without tokens), then
+ * one sort for the layout. Root names are checked for duplicates in a {@link NameTable}, which holds no references.
+ * The first rule broken in document order is reported; a value of the wrong JSON type is read to its end first, so
+ * nesting and syntax errors inside it come first.
  *
  * <p>An unsupported dtype does not stop the pass: a file is reported as unsupported only when it breaks no other
  * rule. A dtype name the format does not define at all leaves that entry's byte length unverifiable, but its range
@@ -45,6 +45,7 @@ final class HeaderParser {
     private final long fileSize;
 
     private JsonTokenizer json;
+    private CanonicalEntry canonical;
     private long[] dims = new long[16];
     /** Reused arrays of each rank seen: {@link TensorInfo} copies the shape it is given, so one copy is enough. */
     private long[][] shapesByRank = new long[17][];
@@ -72,10 +73,18 @@ final class HeaderParser {
         checkStart();
         json = new JsonTokenizer(source, bytes, offset, length, limits.maxDepth());
         json.next();
+        canonical = new CanonicalEntry(bytes, offset + length, limits.maxRank(), limits.maxStringBytes());
 
-        List<TensorInfo> tensors = new ArrayList<>();
+        // a tensor entry has ten quotes: the entry count of a header of tensors, more when metadata has quotes too,
+        // and never above the policy's limit, so that the table and the list rarely grow and never grow large in vain
+        int expected = Math.min(limits.maxEntries(), utf8.quotes() / 10) + 1;
+        List<TensorInfo> tensors = new ArrayList<>(expected);
+        // the names of root entries that are not tensors: __metadata__ and entries of undefined dtypes
+        List<String> otherNames = new ArrayList<>();
+        // a reference is a tensor's index + 1, or -(index + 1) in otherNames
+        NameTable names = new NameTable(expected,
+                ref -> ref > 0 ? tensors.get(ref - 1).name() : otherNames.get(-ref - 1));
         Map<String, String> metadata = Collections.emptyMap();
-        Set<String> names = new HashSet<>();
         int entries = 0;
         while (json.next() == JsonToken.NAME) {
             long at = json.tokenOffset();
@@ -88,16 +97,23 @@ final class HeaderParser {
                 checkLength(limits.maxStringBytes(), "name", null, at);
             }
             String name = json.text();
-            if (!names.add(name)) {
+            int hash = json.textHash();
+            int slot = names.find(name, hash);
+            if (slot < 0) {
                 throw invalid(ErrorCode.DUPLICATE_KEY, "the name appears twice in the header", name, at);
             }
+            TensorInfo info = null;
             if (isMetadata || "__metadata__".equals(name)) {
                 metadata = readMetadata();
             } else {
-                TensorInfo info = readTensor(name, at);
-                if (info != null) {
-                    tensors.add(info);
-                }
+                info = readTensor(name, at);
+            }
+            if (info != null) {
+                tensors.add(info);
+                names.insert(slot, hash, tensors.size());
+            } else {
+                otherNames.add(name);
+                names.insert(slot, hash, -otherNames.size());
             }
         }
         checkPadding(json.position());
@@ -174,6 +190,13 @@ final class HeaderParser {
 
     /** @return the entry, or {@code null} when its dtype is not one the format defines */
     private TensorInfo readTensor(String name, long at) throws SafetensorsException {
+        int start = json.position();
+        int after = canonical.read(offset + start);
+        if (after >= 0) {
+            json.skipCheckedValue(after - offset);
+            return checkEntry(name, canonical.dtype(), null, start + CanonicalEntry.dtypeQuote(),
+                    shapeOfRank(canonical.dims(), canonical.rank()), canonical.begin(), canonical.end(), at);
+        }
         if (json.next() != JsonToken.BEGIN_OBJECT) {
             throw wrongType(ErrorCode.INVALID_TENSOR_ENTRY, "the entry is not an object", name);
         }
@@ -288,6 +311,11 @@ final class HeaderParser {
             }
             dims[rank++] = d;
         }
+        return shapeOfRank(dims, rank);
+    }
+
+    /** @return the reused array of length {@code rank}, holding the first {@code rank} of {@code from} */
+    private long[] shapeOfRank(long[] from, int rank) {
         if (rank >= shapesByRank.length) {
             shapesByRank = Arrays.copyOf(shapesByRank, rank + 1);
         }
@@ -296,7 +324,7 @@ final class HeaderParser {
             shape = new long[rank];
             shapesByRank[rank] = shape;
         }
-        System.arraycopy(dims, 0, shape, 0, rank);
+        System.arraycopy(from, 0, shape, 0, rank);
         return shape;
     }
 

@@ -3,6 +3,9 @@ package dev.safetensors.core;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -23,6 +26,11 @@ import java.nio.charset.StandardCharsets;
  * <p>Not thread-safe; one instance per header.
  */
 final class JsonTokenizer {
+    private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
+    private static final long LOW_BITS = 0x7F7F7F7F7F7F7F7FL;
+    private static final long HIGH_BITS = 0x8080808080808080L;
+    private static final long QUOTES = 0x2222222222222222L;
+    private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
     private static final int EXPECT_VALUE = 0;
     private static final int EXPECT_FIRST_IN_ARRAY = 1;
     private static final int EXPECT_FIRST_IN_OBJECT = 2;
@@ -48,6 +56,8 @@ final class JsonTokenizer {
     private int textEnd;
     private boolean textEscaped;
     private boolean numberPlainInteger;
+    /** The value of the last number's integer digits, -1 above 2^63-1; meaningful for a plain integer only. */
+    private long numberValue;
     private boolean numberNegative;
 
     JsonTokenizer(String source, byte[] bytes, int offset, int length, int maxDepth) {
@@ -134,12 +144,33 @@ final class JsonTokenizer {
         return pos - base;
     }
 
+    /**
+     * Continues after a value that the caller has read and checked itself, as if this tokenizer had read it.
+     *
+     * @param position the offset, relative to the header start, of the first byte after a complete, well-formed
+     *                 value that started at {@link #position()} when the last token was a name
+     */
+    void skipCheckedValue(int position) {
+        tokenStart = base + position - 1;
+        pos = base + position;
+        state = EXPECT_SEPARATOR;
+    }
+
     /** @return the string or name just read, decoded */
     String text() {
         if (!textEscaped) {
             return new String(b, textStart, textEnd - textStart, StandardCharsets.UTF_8);
         }
         return unescape();
+    }
+
+    /** @return the {@link NameHash} of the string or name just read, decoded */
+    int textHash() {
+        if (!textEscaped) {
+            return NameHash.of(b, textStart, textEnd);
+        }
+        byte[] utf8 = unescape().getBytes(StandardCharsets.UTF_8);
+        return NameHash.of(utf8, 0, utf8.length);
     }
 
     /** @return whether the last string holds an escape */
@@ -178,15 +209,7 @@ final class JsonTokenizer {
 
     /** @return the value of the last plain integer, or -1 when it is above 2^63-1 */
     long integerValue() {
-        int n = textEnd - textStart;
-        if (n > 19) {
-            return -1;
-        }
-        long v = 0;
-        for (int i = textStart; i < textEnd; i++) {
-            v = v * 10 + (b[i] - '0');
-        }
-        return v < 0 ? -1 : v;
+        return numberValue;
     }
 
     /** @return the raw text of the last number, cut for messages */
@@ -250,6 +273,10 @@ final class JsonTokenizer {
         tokenStart = pos;
         int i = pos + 1;
         boolean escaped = false;
+        // whole words of plain bytes first: names are 30 to 80 bytes, escapes and control characters rare
+        while (i + 8 <= end && !hasSpecialByte((long) LONGS.get(b, i))) {
+            i += 8;
+        }
         while (true) {
             if (i >= end) {
                 throw syntax("unterminated string", tokenStart);
@@ -362,15 +389,21 @@ final class JsonTokenizer {
         if (i >= end || b[i] < '0' || b[i] > '9') {
             throw syntax("a minus sign must be followed by a digit", tokenStart);
         }
+        long value = 0;
         if (b[i] == '0') {
             i++;
             if (i < end && b[i] >= '0' && b[i] <= '9') {
                 throw syntax("numbers must not have leading zeros", tokenStart);
             }
         } else {
+            // the value is folded in as the digits are scanned; past 19 digits it is certainly above 2^63-1
+            long v = 0;
             while (i < end && b[i] >= '0' && b[i] <= '9') {
+                v = v * 10 + (b[i] - '0');
                 i++;
             }
+            // 19 digits are below 2^64, so a value that wrapped negative is exactly one above 2^63-1
+            value = i - digitsStart > 19 || v < 0 ? -1 : v;
         }
         int digitsEnd = i;
         boolean plain = true;
@@ -390,6 +423,7 @@ final class JsonTokenizer {
             throw syntax("unexpected " + describe(b[i]) + " after a number", i);
         }
         numberPlainInteger = plain && !numberNegative;
+        numberValue = value;
         textStart = numberPlainInteger ? digitsStart : tokenStart;
         textEnd = numberPlainInteger ? digitsEnd : i;
         pos = i;
@@ -462,6 +496,17 @@ final class JsonTokenizer {
             throw syntax("unexpected end of the header, expected " + expected, pos);
         }
         return b[pos] & 0xff;
+    }
+
+    /** @return whether one of the eight bytes is a quote, a backslash or a control character */
+    private static boolean hasSpecialByte(long w) {
+        long x = w & LOW_BITS;
+        long quote = x ^ QUOTES;
+        long backslash = x ^ BACKSLASHES;
+        // per byte, the high bit of a 7-bit sum: set unless the low seven bits are zero; never carries over
+        long special = ~((quote + LOW_BITS) & (backslash + LOW_BITS) & (x + 0x6060606060606060L));
+        // bytes at or above 0x80 (UTF-8 sequences) are never special
+        return (special & ~w & HIGH_BITS) != 0;
     }
 
     private static boolean isDelimiter(byte c) {

@@ -11,11 +11,14 @@ import java.nio.ByteOrder;
 final class Utf8Validator {
     private static final VarHandle LONGS = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     private static final long HIGH_BITS = 0x8080808080808080L;
-    private static final long ONES = 0x0101010101010101L;
-    private static final long BACKSLASHES = 0x5C5C5C5C5C5C5C5CL;
+    private static final long LOW_BITS = 0x7F7F7F7F7F7F7F7FL;
+    private static final long QUOTES = 0x2222222222222222L;
 
-    /** Where validation failed, or {@link #VALID}; whether a backslash (an escape) was seen. */
-    record Result(int errorAt, boolean hasBackslash) {
+    /**
+     * Where validation failed, or {@link #VALID}; the number of {@code '"'} bytes before that point, from which a
+     * header's entry count can be estimated before parsing (a tensor entry has ten).
+     */
+    record Result(int errorAt, int quotes) {
         static final int VALID = -1;
 
         boolean valid() {
@@ -35,34 +38,33 @@ final class Utf8Validator {
     static Result validate(byte[] b, int off, int len) {
         int i = off;
         int end = off + len;
-        boolean backslash = false;
+        int quotes = 0;
         while (i < end) {
             if (i + 8 <= end) {
                 long v = (long) LONGS.get(b, i);
                 if ((v & HIGH_BITS) == 0) {
-                    long x = v ^ BACKSLASHES;
-                    if (((x - ONES) & ~x & HIGH_BITS) != 0) {
-                        backslash = true;
-                    }
+                    // the high bit of exactly the bytes equal to '"': adding 0x7F to seven bits never carries into the next byte
+                    long x = v ^ QUOTES;
+                    quotes += Long.bitCount(~((x & LOW_BITS) + LOW_BITS | x | LOW_BITS));
                     i += 8;
                     continue;
                 }
             }
             int c = b[i] & 0xff;
             if (c < 0x80) {
-                if (c == '\\') {
-                    backslash = true;
+                if (c == '"') {
+                    quotes++;
                 }
                 i++;
                 continue;
             }
             int n = sequenceLength(b, i, end);
             if (n < 0) {
-                return new Result(i - off, backslash);
+                return new Result(i - off, quotes);
             }
             i += n;
         }
-        return new Result(Result.VALID, backslash);
+        return new Result(Result.VALID, quotes);
     }
 
     /** @return the length of the valid multi-byte sequence at {@code i}, or -1 */
