@@ -1,5 +1,7 @@
 package dev.safetensors.core;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.fixtures.SafetensorsFixture;
@@ -40,7 +42,9 @@ class SourcesTest {
 
     @Test
     void anUnknownSchemeSaysWhichModuleIsMissing() {
-        IOException e = assertThrows(IOException.class, () -> Sources.open(URI.create("ftp://host/m.safetensors")));
+        InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                () -> Sources.open(URI.create("ftp://host/m.safetensors")));
+        assertEquals(ErrorCode.UNSUPPORTED_SCHEME, e.code());
         assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
         assertTrue(e.getMessage().contains("safetensors-s3"), e.getMessage());
     }
