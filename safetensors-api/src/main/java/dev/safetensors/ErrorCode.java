@@ -11,7 +11,7 @@ public enum ErrorCode {
     HEADER_TOO_LARGE,
     /** Rule 4: the declared header length exceeds the bytes that follow the prefix. */
     HEADER_EXCEEDS_FILE,
-    /** Rule 5: the header does not start with {@code {}. */
+    /** Rule 5: the header does not start with <code>{</code>. */
     HEADER_START,
     /** Rule 6: the bytes are recognisably something else (a Git LFS pointer, an HTML or XML page). */
     NOT_SAFETENSORS,

@@ -10,6 +10,7 @@ import java.net.MalformedURLException;
 public final class InvalidLocationException extends MalformedURLException implements ErrorCoded {
     private static final long serialVersionUID = 1L;
 
+    /** Which of the three location codes. */
     private final ErrorCode code;
 
     /**

@@ -19,10 +19,15 @@ import java.util.OptionalLong;
 public abstract class SafetensorsException extends IOException implements ErrorCoded {
     private static final long serialVersionUID = 1L;
 
+    /** Why it failed. */
     private final ErrorCode code;
+    /** The source's redacted name. */
     private final String source;
+    /** What was wrong, without the source's name or the code. */
     private final String detail;
+    /** The tensor concerned, or {@code null}. */
     private final String tensor;
+    /** The byte offset inside the header, or -1. */
     private final long headerOffset;
 
     /**

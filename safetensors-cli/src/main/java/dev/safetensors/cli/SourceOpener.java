@@ -4,21 +4,21 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.core.Sources;
 
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
 
 /**
- * Opens the sources of one command run. Local paths go to {@link Sources}; every other scheme goes to a provider
- * found once through {@link ServiceLoader} and kept for the whole run, because each backend builds its HTTP or SDK
- * client once per provider instance: a hundred shards then share one client and its connections instead of paying
- * for a hundred.
+ * Opens the sources of one command run. Local paths go to {@link Sources}; every other scheme goes to a
+ * {@link SourceRegistry} of the providers found through {@link ServiceLoader}, built once and kept for the whole
+ * run, because each backend builds its HTTP or SDK client once per provider instance: a hundred shards then share
+ * one client and its connections instead of paying for a hundred.
  *
  * <p>What cannot name a source at all is refused before anything is opened: an empty path, and a
  * {@code scheme://} location that is not a valid URI (nothing after the scheme, spaces), which would otherwise be
@@ -26,10 +26,8 @@ import java.util.TreeSet;
  * Thread-safe.
  */
 final class SourceOpener {
-    private static final URI S3_PROBE = URI.create("s3://bucket/key");
-
     private final RandomAccessSourceProvider s3;
-    private List<RandomAccessSourceProvider> providers;
+    private SourceRegistry registry;
 
     /**
      * @param s3 the provider to use for {@code s3://} instead of the one {@link ServiceLoader} finds (built from the
@@ -39,16 +37,19 @@ final class SourceOpener {
         this.s3 = s3;
     }
 
-    /** Loads the backends on the first remote source: a run over local files never loads a cloud SDK class. */
+    /**
+     * Builds the registry on the first remote source: a run over local files never loads a cloud SDK class. The
+     * command's own S3 provider comes first, so the installed one is never created; the registry lives for the run.
+     */
     private synchronized List<RandomAccessSourceProvider> providers() {
-        if (providers == null) {
-            List<RandomAccessSourceProvider> found = new ArrayList<>();
-            for (RandomAccessSourceProvider p : ServiceLoader.load(RandomAccessSourceProvider.class)) {
-                found.add(s3 != null && p.supports(S3_PROBE) ? s3 : p);
+        if (registry == null) {
+            SourceRegistry.Builder builder = SourceRegistry.builder();
+            if (s3 != null) {
+                builder.provider(s3);
             }
-            providers = List.copyOf(found);
+            registry = builder.installedProviders().build();
         }
-        return providers;
+        return registry.providers();
     }
 
     /**

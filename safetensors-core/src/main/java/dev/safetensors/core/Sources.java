@@ -7,20 +7,20 @@ import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.ServiceLoader;
 
 /**
- * Opens a {@link RandomAccessSource} for a path or URI. Local files are built in; every other scheme is served by a
- * {@link RandomAccessSourceProvider} found with {@link ServiceLoader} (on the module path through {@code provides},
- * on the class path through {@code META-INF/services}), so adding {@code safetensors-s3}, {@code safetensors-gcs} or
- * {@code safetensors-http} to an application is all it takes to open {@code s3://}, {@code gs://} or
- * {@code https://} sources.
+ * Opens a {@link RandomAccessSource} for a path or URI through the default {@link SourceRegistry}. Local files are
+ * built in; every other scheme is served by a {@link RandomAccessSourceProvider} found with {@link ServiceLoader}
+ * (on the module path through {@code provides}, on the class path through {@code META-INF/services}), so adding
+ * {@code safetensors-s3}, {@code safetensors-gcs} or {@code safetensors-http} to an application is all it takes to
+ * open {@code s3://}, {@code gs://} or {@code https://} sources.
  *
- * <p>The providers are loaded once, on the first URI opened, and kept: each holds a client (an {@code S3Client}, a
- * GCS {@code Storage}, an {@code HttpClient}) that all the sources it opens share, with their connections and
- * credentials. Programs that need other client settings open sources through a provider they construct themselves.
+ * <p>The default registry is built on the first source opened and kept for the life of the JVM: each provider holds
+ * a client (an {@code S3Client}, a GCS {@code Storage}, an {@code HttpClient}) that all the sources it opens share,
+ * with their connections and credentials, configured from the environment. Programs that need their own clients or
+ * settings, or want to close them, build a {@link SourceRegistry} instead.
  *
  * <p>Thread-safe.
  */
@@ -39,22 +39,12 @@ public final class Sources {
 
     /**
      * @param uri a URI; one without a scheme is a local path
-     * @return an open source from the first provider that supports the URI
-     * @throws IOException if no provider supports the scheme, or the provider cannot open it
+     * @return an open source from the first installed provider that supports the URI
+     * @throws IOException if the provider cannot open it; an {@link dev.safetensors.InvalidLocationException} with
+     *                     {@code UNSUPPORTED_SCHEME} if no installed provider supports its scheme
      */
     public static RandomAccessSource open(URI uri) throws IOException {
-        if (uri.getScheme() == null) {
-            return FileSource.open(Path.of(uri.getPath()));
-        }
-        for (RandomAccessSourceProvider p : providers()) {
-            if (p.supports(uri)) {
-                return p.open(uri);
-            }
-        }
-        throw new dev.safetensors.InvalidLocationException(dev.safetensors.ErrorCode.UNSUPPORTED_SCHEME,
-                "no storage backend supports '" + uri.getScheme() + ":' sources; local files are built in, and s3:,"
-                + " gs:, https:/http:/hf: need safetensors-s3, safetensors-gcs or safetensors-http on the class or"
-                + " module path");
+        return defaultRegistry().open(uri);
     }
 
     /**
@@ -97,25 +87,18 @@ public final class Sources {
         }
     }
 
+    /** @return the registry {@code open} uses: every installed provider, created once and never closed */
+    static SourceRegistry defaultRegistry() {
+        return Installed.REGISTRY;
+    }
+
     /** @return the installed providers, the same instances on every call */
     static List<RandomAccessSourceProvider> providers() {
-        return Installed.PROVIDERS;
+        return defaultRegistry().providers();
     }
 
-    /** Loaded on first use: a provider per backend for the life of the class, so that each client is built once. */
+    /** Built on first use: a provider per backend for the life of the class, so that each client is built once. */
     private static final class Installed {
-        static final List<RandomAccessSourceProvider> PROVIDERS = load();
-    }
-
-    private static List<RandomAccessSourceProvider> load() {
-        List<RandomAccessSourceProvider> list = new ArrayList<>();
-        for (RandomAccessSourceProvider p : ServiceLoader.load(RandomAccessSourceProvider.class)) {
-            list.add(p);
-        }
-        boolean hasFile = list.stream().anyMatch(p -> p instanceof FileSourceProvider);
-        if (!hasFile) {
-            list.add(new FileSourceProvider());
-        }
-        return List.copyOf(list);
+        static final SourceRegistry REGISTRY = SourceRegistry.builder().installedProviders().build();
     }
 }

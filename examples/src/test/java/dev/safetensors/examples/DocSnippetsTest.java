@@ -1,0 +1,165 @@
+package dev.safetensors.examples;
+
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.tools.Diagnostic;
+import javax.tools.DiagnosticCollector;
+import javax.tools.JavaCompiler;
+import javax.tools.JavaFileObject;
+import javax.tools.SimpleJavaFileObject;
+import javax.tools.StandardJavaFileManager;
+import javax.tools.ToolProvider;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assertions.fail;
+
+/**
+ * Every {@code ```java} block of {@code README.md} and {@code docs/*.md} compiles against the built modules, so the
+ * documentation cannot drift from the API. A block that declares a type is compiled as written, and must carry its
+ * own imports; any other block is a fragment: its leading {@code import} lines stay imports, and the rest becomes the
+ * body of a method that may throw, with the library's packages and the JDK's usual ones imported. Deprecated API
+ * use is an error, as is any other compiler warning.
+ */
+class DocSnippetsTest {
+    private static final Path ROOT = Path.of("..");
+    private static final Pattern BLOCK = Pattern.compile("(?m)^```java\\n(.*?)^```", Pattern.DOTALL);
+    private static final Pattern TYPE = Pattern.compile(
+            "(?m)^(?:public\\s+|final\\s+|abstract\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
+    private static final Pattern IMPORT = Pattern.compile("^import\\s+(static\\s+)?[\\w.]+(\\.\\*)?;\\s*$");
+    private static final String FRAGMENT_IMPORTS = """
+            import dev.safetensors.*;
+            import dev.safetensors.core.*;
+            import dev.safetensors.http.*;
+            import dev.safetensors.s3.*;
+            import dev.safetensors.gcs.*;
+            import software.amazon.awssdk.services.s3.S3Client;
+            import java.io.*;
+            import java.net.URI;
+            import java.nio.ByteBuffer;
+            import java.nio.channels.*;
+            import java.nio.file.*;
+            import java.util.*;
+            """;
+
+    @TempDir
+    Path out;
+
+    record Snippet(String file, int line, String code) {
+        String name() {
+            return file + ":" + line;
+        }
+    }
+
+    static List<Snippet> snippets() throws IOException {
+        List<Path> files = new ArrayList<>();
+        files.add(ROOT.resolve("README.md"));
+        try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
+            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
+        }
+        List<Snippet> all = new ArrayList<>();
+        for (Path file : files) {
+            String text = Files.readString(file);
+            Matcher m = BLOCK.matcher(text);
+            while (m.find()) {
+                int line = 1 + (int) text.substring(0, m.start()).chars().filter(c -> c == '\n').count();
+                all.add(new Snippet(ROOT.relativize(file).toString(), line, m.group(1)));
+            }
+        }
+        return all;
+    }
+
+    @Test
+    void theFrontPageAndTheDocsHaveSnippets() throws IOException {
+        List<Snippet> all = snippets();
+        assertTrue(all.stream().anyMatch(s -> s.file().equals("README.md")), "README.md has a java block");
+        assertTrue(all.stream().anyMatch(s -> s.file().startsWith("docs")), "docs/ has java blocks");
+    }
+
+    @Test
+    void aSnippetThatUsesAMissingMethodFails() {
+        // the check itself: a snippet naming an API that does not exist must not pass
+        List<String> errors = compile(new Snippet("drift.md", 1, "Sources.openEverything(\"x\");\n"));
+        assertEquals(1, errors.size(), errors.toString());
+        assertTrue(errors.get(0).contains("openEverything"), errors.get(0));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> everySnippetCompiles() throws IOException {
+        return snippets().stream().map(s -> DynamicTest.dynamicTest(s.name(), () -> {
+            List<String> errors = compile(s);
+            if (!errors.isEmpty()) {
+                fail(s.name() + " does not compile:\n" + String.join("\n", errors) + "\n--- source ---\n"
+                        + unit(s).source());
+            }
+        }));
+    }
+
+    private record Unit(String className, String source) {
+    }
+
+    private static Unit unit(Snippet s) {
+        Matcher type = TYPE.matcher(s.code());
+        if (type.find()) {
+            return new Unit(type.group(1), s.code());
+        }
+        StringBuilder imports = new StringBuilder(FRAGMENT_IMPORTS);
+        StringBuilder body = new StringBuilder();
+        boolean header = true;
+        for (String line : s.code().split("\n", -1)) {
+            if (header && (IMPORT.matcher(line).matches() || line.isBlank())) {
+                imports.append(line).append('\n');
+            } else {
+                header = false;
+                body.append("        ").append(line).append('\n');
+            }
+        }
+        String className = "Snippet_" + s.file().replaceAll("\\W", "_") + "_" + s.line();
+        return new Unit(className, imports + "\nclass " + className + " {\n"
+                + "    @SuppressWarnings(\"unused\")\n"
+                + "    void snippet() throws Exception {\n" + body + "    }\n}\n");
+    }
+
+    private List<String> compile(Snippet s) {
+        Unit unit = unit(s);
+        JavaFileObject source = new SimpleJavaFileObject(
+                URI.create("string:///" + unit.className() + ".java"), JavaFileObject.Kind.SOURCE) {
+            @Override
+            public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+                return unit.source();
+            }
+        };
+        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
+        DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
+        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
+                StandardCharsets.UTF_8)) {
+            List<String> options = List.of("--release", "17", "-proc:none", "-Xlint:all,-processing", "-Werror",
+                    "-classpath", System.getProperty("java.class.path"), "-d", out.toString());
+            javac.getTask(null, files, diagnostics, options, null, List.of(source)).call();
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+        List<String> errors = new ArrayList<>();
+        for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
+            if (d.getKind() == Diagnostic.Kind.ERROR || d.getKind() == Diagnostic.Kind.WARNING
+                    || d.getKind() == Diagnostic.Kind.MANDATORY_WARNING) {
+                errors.add("line " + d.getLineNumber() + ": " + d.getMessage(Locale.ROOT));
+            }
+        }
+        return errors;
+    }
+}

@@ -1,0 +1,204 @@
+package dev.safetensors.core;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.StorageException;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+/**
+ * Opens {@link RandomAccessSource}s through a fixed, ordered list of {@link RandomAccessSourceProvider}s: the first
+ * provider that {@linkplain RandomAccessSourceProvider#supports supports} a URI opens it. Local paths and
+ * {@code file:} URIs are always served.
+ *
+ * <p>Built with {@link #builder()}: providers the application constructs itself (for example an S3 provider over
+ * its own {@code S3Client}) come first, in the order given, then, if asked for, those found with
+ * {@link ServiceLoader}, skipping any whose class the application already supplied (so no second client is built).
+ *
+ * <p>{@link #close()} closes the providers the registry created itself, and never the ones passed to
+ * {@link Builder#provider}: their clients belong to the application. Sources already opened are unaffected (each
+ * is closed by whoever opened it); opening after close fails.
+ *
+ * <p>{@link Sources} is the default registry: every installed provider, created on first use and kept for the life
+ * of the JVM. Thread-safe.
+ */
+public final class SourceRegistry implements AutoCloseable {
+    private final List<RandomAccessSourceProvider> providers;
+    private final List<RandomAccessSourceProvider> owned;
+    private volatile boolean closed;
+
+    private SourceRegistry(List<RandomAccessSourceProvider> providers, List<RandomAccessSourceProvider> owned) {
+        this.providers = List.copyOf(providers);
+        this.owned = List.copyOf(owned);
+    }
+
+    /**
+     * @param created providers as if the registry had created them: asked in order, closed by {@link #close()}
+     * @return a registry owning them
+     */
+    static SourceRegistry owning(List<RandomAccessSourceProvider> created) {
+        return new SourceRegistry(created, created);
+    }
+
+    /** @return a builder with no providers (local files are always served) */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * @param path a local file
+     * @return an open source
+     * @throws IOException if the file cannot be opened, or the registry is closed
+     */
+    public RandomAccessSource open(Path path) throws IOException {
+        ensureOpen(path.toString());
+        return FileSource.open(path);
+    }
+
+    /**
+     * @param uri a URI; one without a scheme is a local path
+     * @return an open source from the first provider that supports the URI
+     * @throws IOException if the provider cannot open it; an {@link InvalidLocationException} with
+     *                     {@link ErrorCode#UNSUPPORTED_SCHEME} if no provider supports its scheme
+     */
+    public RandomAccessSource open(URI uri) throws IOException {
+        ensureOpen(uri.getScheme() == null ? uri.getPath() : uri.getScheme() + ":");
+        if (uri.getScheme() == null) {
+            return FileSource.open(Path.of(uri.getPath()));
+        }
+        for (RandomAccessSourceProvider p : providers) {
+            if (p.supports(uri)) {
+                return p.open(uri);
+            }
+        }
+        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend supports '"
+                + uri.getScheme() + ":' sources; local files are built in, and s3:, gs:, https:/http:/hf: need"
+                + " safetensors-s3, safetensors-gcs or safetensors-http on the class or module path");
+    }
+
+    /**
+     * Opens what a user typed, by the rule of {@link Sources#asUri(String)}: a URI with a scheme of two or more
+     * letters, or else a local path.
+     *
+     * @param location a URI or a path
+     * @return an open source
+     * @throws IOException if it cannot be opened
+     */
+    public RandomAccessSource open(String location) throws IOException {
+        URI uri = Sources.asUri(location);
+        return uri == null ? open(Path.of(location)) : open(uri);
+    }
+
+    /** @return the providers in the order they are asked, the application's first */
+    public List<RandomAccessSourceProvider> providers() {
+        return providers;
+    }
+
+    /**
+     * Closes every provider this registry created (those that are {@link AutoCloseable}), all of them even when one
+     * fails. Providers passed to {@link Builder#provider} stay open. Idempotent.
+     *
+     * @throws IOException the first failure, with the others suppressed; one that is not an {@link IOException} is
+     *                     wrapped in a {@link StorageException} with {@link ErrorCode#IO_ERROR}
+     */
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        IOException failure = null;
+        for (RandomAccessSourceProvider p : owned) {
+            if (p instanceof AutoCloseable closeable) {
+                try {
+                    closeable.close();
+                } catch (Exception e) {
+                    IOException io = e instanceof IOException x ? x : new StorageException(ErrorCode.IO_ERROR,
+                            p.getClass().getName(), "closing the provider failed: " + e, e);
+                    if (failure == null) {
+                        failure = io;
+                    } else {
+                        failure.addSuppressed(io);
+                    }
+                }
+            }
+        }
+        if (failure != null) {
+            throw failure;
+        }
+    }
+
+    private void ensureOpen(String location) throws IOException {
+        if (closed) {
+            throw new StorageException(ErrorCode.IO_ERROR, location, "the source registry is closed");
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "SourceRegistry" + providers.stream().map(p -> p.getClass().getSimpleName()).toList();
+    }
+
+    /** Collects the providers of a {@link SourceRegistry}. Not thread-safe; build once. */
+    public static final class Builder {
+        private final List<RandomAccessSourceProvider> given = new ArrayList<>();
+        private boolean installed;
+
+        private Builder() {
+        }
+
+        /**
+         * Adds a provider the application constructed; asked before every provider added after it and before the
+         * installed ones. The registry never closes it.
+         *
+         * @param provider a provider
+         * @return this builder
+         */
+        public Builder provider(RandomAccessSourceProvider provider) {
+            if (provider == null) {
+                throw new NullPointerException("provider");
+            }
+            given.add(provider);
+            return this;
+        }
+
+        /**
+         * Also uses every provider {@link ServiceLoader} finds (on the module path through {@code provides}, on
+         * the class path through {@code META-INF/services}), after the application's own, except those whose class
+         * the application already supplied. The registry creates them and closes them.
+         *
+         * @return this builder
+         */
+        public Builder installedProviders() {
+            installed = true;
+            return this;
+        }
+
+        /** @return the registry; local files are served even when no provider was added */
+        public SourceRegistry build() {
+            List<RandomAccessSourceProvider> all = new ArrayList<>(given);
+            List<RandomAccessSourceProvider> owned = new ArrayList<>();
+            if (installed) {
+                Set<String> supplied = given.stream().map(p -> p.getClass().getName()).collect(Collectors.toSet());
+                ServiceLoader.load(RandomAccessSourceProvider.class).stream()
+                        .filter(found -> !supplied.contains(found.type().getName()))
+                        .forEach(found -> owned.add(found.get()));
+            }
+            if (all.stream().noneMatch(p -> p instanceof FileSourceProvider)
+                    && owned.stream().noneMatch(p -> p instanceof FileSourceProvider)) {
+                owned.add(new FileSourceProvider());
+            }
+            all.addAll(owned);
+            return new SourceRegistry(all, owned);
+        }
+    }
+}

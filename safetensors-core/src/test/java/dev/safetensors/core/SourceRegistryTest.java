@@ -1,0 +1,148 @@
+package dev.safetensors.core;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.StorageException;
+import dev.safetensors.fixtures.MemorySource;
+import dev.safetensors.fixtures.SafetensorsFixture;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class SourceRegistryTest {
+    @TempDir
+    Path dir;
+
+    /** A provider for one scheme that records what it opened and whether it was closed. */
+    static final class FakeProvider implements RandomAccessSourceProvider, AutoCloseable {
+        final String scheme;
+        final List<URI> opened = new ArrayList<>();
+        int closes;
+        Exception closeFailure;
+
+        FakeProvider(String scheme) {
+            this.scheme = scheme;
+        }
+
+        @Override
+        public boolean supports(URI uri) {
+            return scheme.equals(uri.getScheme());
+        }
+
+        @Override
+        public RandomAccessSource open(URI uri) {
+            opened.add(uri);
+            return new MemorySource(uri.toString(), new byte[] {1, 2, 3});
+        }
+
+        @Override
+        public void close() throws Exception {
+            closes++;
+            if (closeFailure != null) {
+                throw closeFailure;
+            }
+        }
+    }
+
+    @Test
+    void theFirstProviderThatSupportsAUriOpensIt() throws Exception {
+        FakeProvider first = new FakeProvider("s3");
+        FakeProvider second = new FakeProvider("s3");
+        FakeProvider gs = new FakeProvider("gs");
+        try (SourceRegistry registry = SourceRegistry.builder().provider(first).provider(gs).provider(second).build();
+             RandomAccessSource a = registry.open(URI.create("s3://b/k"));
+             RandomAccessSource b = registry.open("gs://b/o")) {
+            assertEquals(3, a.size());
+            assertEquals(3, b.size());
+            assertEquals(List.of(URI.create("s3://b/k")), first.opened);
+            assertEquals(List.of(), second.opened, "a later provider for the same scheme is never asked");
+            assertEquals(List.of(URI.create("gs://b/o")), gs.opened);
+            assertEquals(List.of(first, gs, second), registry.providers().subList(0, 3));
+        }
+    }
+
+    @Test
+    void providersTheApplicationPassedAreNeverClosed() throws Exception {
+        FakeProvider mine = new FakeProvider("s3");
+        SourceRegistry registry = SourceRegistry.builder().provider(mine).installedProviders().build();
+        registry.close();
+        registry.close();
+        assertEquals(0, mine.closes, "the application's client stays open");
+        StorageException e = assertThrows(StorageException.class, () -> registry.open(URI.create("s3://b/k")));
+        assertEquals(ErrorCode.IO_ERROR, e.code());
+        assertEquals(List.of(), mine.opened);
+    }
+
+    @Test
+    void installedProvidersComeAfterTheApplicationsAndLocalFilesAreAlwaysServed() throws Exception {
+        Path file = dir.resolve("m.safetensors");
+        Files.write(file, SafetensorsFixture.create().tensor("w", "F32", 2).build());
+        FakeProvider mine = new FakeProvider("s3");
+        try (SourceRegistry bare = SourceRegistry.builder().build();
+             SourceRegistry installed = SourceRegistry.builder().provider(mine).installedProviders().build();
+             RandomAccessSource a = bare.open(file.toUri());
+             RandomAccessSource b = bare.open(file.toString());
+             RandomAccessSource c = installed.open(file)) {
+            assertInstanceOf(FileSource.class, a);
+            assertEquals(a.size(), b.size());
+            assertEquals(a.size(), c.size());
+            assertSame(mine, installed.providers().get(0));
+            assertTrue(installed.providers().stream().anyMatch(p -> p instanceof FileSourceProvider),
+                    installed.toString());
+        }
+    }
+
+    @Test
+    void anInstalledProviderOfAClassTheApplicationSuppliedIsNotCreated() throws Exception {
+        FileSourceProvider mine = new FileSourceProvider();
+        try (SourceRegistry registry = SourceRegistry.builder().provider(mine).installedProviders().build()) {
+            assertEquals(1, registry.providers().stream().filter(p -> p instanceof FileSourceProvider).count(),
+                    registry.toString());
+            assertSame(mine, registry.providers().get(0));
+        }
+    }
+
+    @Test
+    void closingClosesEveryCreatedProviderAndReportsTheFirstFailure() throws Exception {
+        // a registry creates providers only through ServiceLoader; the default Sources registry is never closed,
+        // so close semantics of created providers are checked on a registry whose created list is given directly
+        FakeProvider failing = new FakeProvider("a");
+        failing.closeFailure = new IllegalStateException("boom");
+        FakeProvider ioFailing = new FakeProvider("b");
+        ioFailing.closeFailure = new IOException("disk");
+        FakeProvider fine = new FakeProvider("c");
+        SourceRegistry registry = SourceRegistry.owning(List.of(failing, ioFailing, fine));
+        StorageException e = assertThrows(StorageException.class, registry::close);
+        assertEquals(ErrorCode.IO_ERROR, e.code());
+        assertSame(failing.closeFailure, e.getCause());
+        assertEquals(1, e.getSuppressed().length);
+        assertSame(ioFailing.closeFailure, e.getSuppressed()[0]);
+        assertEquals(1, failing.closes);
+        assertEquals(1, ioFailing.closes);
+        assertEquals(1, fine.closes, "one failure does not leave the others open");
+    }
+
+    @Test
+    void anUnknownSchemeIsUnsupportedScheme() throws Exception {
+        try (SourceRegistry registry = SourceRegistry.builder().provider(new FakeProvider("s3")).build()) {
+            InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                    () -> registry.open(URI.create("ftp://host/m.safetensors")));
+            assertEquals(ErrorCode.UNSUPPORTED_SCHEME, e.code());
+            assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
+        }
+    }
+}
