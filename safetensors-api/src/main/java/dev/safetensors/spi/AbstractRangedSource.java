@@ -364,11 +364,12 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
             return channel(answer, range.length(), started, deadline);
         }
         if (status == 200) {
+            // Identity first here too: an object the store transforms says so before "range not honoured" does.
+            identify(answer, before.version());
             long whole = answer.contentLength();
             if (answer.header("Content-Range") == null && whole >= 0 && (position == 0 ? whole <= length
                     : whole <= position)) {
                 // A server without range support sent the whole object, and it is no more than was asked.
-                identify(answer, before.version());
                 pin(answer, whole);
                 if (position >= whole) {
                     answer.abort();
