@@ -53,8 +53,12 @@ public final class HttpSettings {
      *                                  holds a character not allowed in an HTTP header (the message never quotes it)
      */
     public static HttpSettings fromEnvironment() {
+        return fromEnvironment(System.getenv());
+    }
+
+    static HttpSettings fromEnvironment(java.util.Map<String, String> env) {
         Builder b = builder();
-        String endpoint = System.getenv("HF_ENDPOINT");
+        String endpoint = env.get("HF_ENDPOINT");
         if (endpoint != null && !endpoint.isBlank()) {
             URI uri;
             try {
@@ -64,7 +68,7 @@ public final class HttpSettings {
             }
             b.hubEndpoint(uri);
         }
-        String token = System.getenv("HF_TOKEN");
+        String token = env.get("HF_TOKEN");
         if (token != null && !token.isBlank()) {
             b.token(token.trim());
         }

@@ -70,6 +70,10 @@ public final class HttpSource extends AbstractRangedSource<HttpVersion> {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, SourceNames.redact(uri)
                     + ": not an absolute http(s) URL with a host");
         }
+        if (uri.getPort() > 65535) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, SourceNames.redact(uri)
+                    + ": the port is out of range (1 to 65535)");
+        }
         if (uri.getRawUserInfo() != null) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, SourceNames.redact(uri)
                     + ": credentials in the URL are not supported");

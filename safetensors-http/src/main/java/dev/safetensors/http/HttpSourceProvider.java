@@ -106,13 +106,13 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
         if (explicit != null) {
             return explicit;
         }
-        return environment();
+        return environment(System.getenv());
     }
 
     /** @return the settings from the environment, with its mistakes as coded failures that quote no token */
-    static HttpSettings environment() throws IOException {
+    static HttpSettings environment(java.util.Map<String, String> env) throws IOException {
         try {
-            return HttpSettings.fromEnvironment();
+            return HttpSettings.fromEnvironment(env);
         } catch (IllegalArgumentException e) {
             if (e.getMessage() != null && e.getMessage().startsWith("HF_TOKEN")) {
                 throw new SourceAccessDeniedException("HF_TOKEN", e.getMessage());

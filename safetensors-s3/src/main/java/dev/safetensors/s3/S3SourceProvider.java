@@ -100,7 +100,7 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
             try {
                 client = options.buildClient();
             } catch (SdkException e) {
-                throw new StorageException(ErrorCode.INVALID_ENDPOINT, "s3",
+                throw new StorageException(ErrorCode.IO_ERROR, "s3",
                         "cannot configure the S3 client (set AWS_REGION or a profile region): " + e.getMessage(), e);
             }
         }
