@@ -272,6 +272,20 @@ class S3SourceMisbehaviourTest {
     }
 
     @Test
+    void aLongRetryAfterFailsAtOnceAndTheSdkNeverWaitsOnIt() throws Exception {
+        stubGet("busy", aResponse().withStatus(503).withHeader("Retry-After", "3600")
+                .withHeader("Content-Type", "application/xml").withBody(S3ObjectsTransformer.errorXml("SlowDown")));
+        int sleptBefore = s3.time.sleeps().size();
+        try (S3Source source = s3.open("busy")) {
+            StorageException e = assertThrows(StorageException.class, () -> source.read(0, ByteBuffer.allocate(10)));
+            assertEquals(ErrorCode.SERVER_ERROR, e.code());
+            assertTrue(e.getMessage().contains("asked to wait 3600 seconds"), e.getMessage());
+        }
+        assertEquals(1, s3.requests().size(), "one attempt: the SDK's own retries are off");
+        assertEquals(sleptBefore, s3.time.sleeps().size(), "no wait at all");
+    }
+
+    @Test
     void anOpenRangePastTheEndOfAnObjectOfUnknownSizeFailsWithEof() throws Exception {
         s3.put("k", StoredObject.of(new byte[100], ETAG));
         try (S3Source source = s3.open("k")) {
