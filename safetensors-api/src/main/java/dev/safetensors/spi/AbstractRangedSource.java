@@ -134,7 +134,11 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
                 said + ", not a range of the object");
     }
 
-    /** Releases what the backend holds for this source; called once, by the first {@link #close()}. */
+    /**
+     * Releases what the backend holds for this source; called once, by the first {@link #close()}.
+     *
+     * @throws IOException if releasing fails
+     */
     protected void release() throws IOException {
         // nothing by default
     }

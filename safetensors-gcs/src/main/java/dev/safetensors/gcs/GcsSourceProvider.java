@@ -65,7 +65,11 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
         return GcsSource.open(storage(), parsed, policy);
     }
 
-    /** Closes the client this provider created, if any; a client passed in stays open. Idempotent. */
+    /**
+     * Closes the client this provider created, if any; a client passed in stays open. Idempotent.
+     *
+     * @throws IOException if the client fails to close
+     */
     @Override
     public synchronized void close() throws IOException {
         if (ownsStorage && storage != null) {
