@@ -35,8 +35,10 @@ import java.util.regex.Pattern;
  *       GCS transcodes gzip-stored objects, and then byte ranges no longer address the stored bytes
  *       ({@link StorageException}, {@link ErrorCode#IO_ERROR}, saying so).</li>
  *   <li>The generation of the first answer (or the one the URI names) is pinned and sent on every later request as
- *       {@code generation=G&ifGenerationMatch=G}; an answer without {@code x-goog-generation} or with another one,
- *       a 412, or a 404 after a successful read, is a {@link SourceChangedException}.
+ *       {@code generation=G&ifGenerationMatch=G}; an answer with another generation,
+ *       a 412, or a 404 after a successful read, is a {@link SourceChangedException}; an answer without a valid
+ *       {@code x-goog-generation} is a {@link StorageException} ({@link ErrorCode#IO_ERROR}): the version cannot be
+ *       pinned.
  *       {@code x-goog-stored-content-length} must agree with the size in {@code Content-Range}.</li>
  *   <li>The server's error message (JSON {@code message}) is quoted, clipped, in failures.</li>
  * </ul>
@@ -111,7 +113,7 @@ public final class GcsSource extends AbstractRangedSource<GcsVersion> {
         String value = answer.header("x-goog-generation");
         String v = value == null ? "" : value.trim();
         if (v.isEmpty() || v.length() > 18 || !v.chars().allMatch(c -> c >= '0' && c <= '9')) {
-            throw new SourceChangedException(name(), "the answer carries " + (value == null
+            throw new StorageException(ErrorCode.IO_ERROR, name(), "the answer carries " + (value == null
                     ? "no x-goog-generation header" : "a malformed x-goog-generation '" + SourceNames.clip(value) + "'")
                     + ", so the object version cannot be pinned");
         }

@@ -187,7 +187,7 @@ class GcsSourceMisbehaviourTest {
     void aResponseWithoutAGenerationIsRefused() {
         answer(aResponse().withStatus(206).withHeader("Content-Range", "bytes 0-9/1000").withBody(new byte[10]));
         IOException e = assertThrows(IOException.class, () -> source().read(0, ByteBuffer.allocate(10)));
-        assertCode(ErrorCode.SOURCE_CHANGED, e);
+        assertCode(ErrorCode.IO_ERROR, e);
         assertTrue(e.getMessage().contains("no x-goog-generation"), e.getMessage());
     }
 

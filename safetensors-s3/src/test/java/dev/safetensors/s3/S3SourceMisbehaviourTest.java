@@ -18,6 +18,12 @@ import org.junit.jupiter.api.Test;
 import java.io.EOFException;
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
@@ -251,6 +257,49 @@ class S3SourceMisbehaviourTest {
             assertEquals(new SourceStatistics(1, content.length, 2), source.statistics(),
                     "one read, two HTTP requests: the SDK's retry is counted");
         }
+    }
+
+    @Test
+    void aRetryIsLoggedAtDebugOnlySoStderrStaysQuiet() throws Exception {
+        byte[] content = SampleCheckpoint.file(64, 100);
+        s3.put("logged", StoredObject.of(content, ETAG));
+        s3.server.stubFor(get(urlPathEqualTo("/models/logged")).atPriority(1)
+                .inScenario("logged").whenScenarioStateIs(Scenario.STARTED).willSetStateTo("recovered")
+                .willReturn(aResponse().withStatus(503).withHeader("Content-Type", "application/xml")
+                        .withBody(S3ObjectsTransformer.errorXml("SlowDown"))));
+        List<LogRecord> records = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLoggerName() != null && record.getLoggerName().startsWith("dev.safetensors")) {
+                    records.add(record);
+                }
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        Logger root = Logger.getLogger("");
+        Logger spi = Logger.getLogger("dev.safetensors.spi");
+        Level before = spi.getLevel();
+        spi.setLevel(Level.ALL);
+        capture.setLevel(Level.ALL);
+        root.addHandler(capture);
+        try (S3Source source = s3.open("logged")) {
+            assertEquals(content.length, source.read(0, ByteBuffer.allocate(content.length)));
+        } finally {
+            root.removeHandler(capture);
+            spi.setLevel(before);
+        }
+        assertTrue(records.stream().anyMatch(r -> r.getMessage().contains("answered 503, retrying in")),
+                "the retry is logged");
+        assertTrue(records.stream().allMatch(r -> r.getLevel().intValue() < Level.INFO.intValue()),
+                "nothing at INFO or above, which the JDK's default handler would print to stderr");
     }
 
     @Test
