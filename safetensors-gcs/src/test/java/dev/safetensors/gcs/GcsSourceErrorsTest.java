@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.testing.ManualTime;
 
-import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;

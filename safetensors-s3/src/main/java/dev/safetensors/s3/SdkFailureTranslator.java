@@ -3,7 +3,6 @@ package dev.safetensors.s3;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.StorageException;
-import dev.safetensors.spi.RangeAnswer;
 import dev.safetensors.spi.SourceNames;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
