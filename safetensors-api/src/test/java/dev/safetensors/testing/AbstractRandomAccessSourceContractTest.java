@@ -224,7 +224,11 @@ public abstract class AbstractRandomAccessSourceContractTest {
         s.close();
         IOException read = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(8)));
         assertEquals(ErrorCode.IO_ERROR, ErrorCode.of(read), read.toString());
-        assertThrows(IOException.class, () -> s.openRange(0, 4).close());
+        assertThrows(IOException.class, () -> {
+            try (ReadableByteChannel ch = s.openRange(0, 4)) {
+                ch.read(ByteBuffer.allocate(4));
+            }
+        }, "a range of a closed source fails when opened or at its first read");
         assertFalse(s.name().isBlank(), "the name outlives the source, for messages");
     }
 
