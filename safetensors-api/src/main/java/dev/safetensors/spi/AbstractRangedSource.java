@@ -58,6 +58,8 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public abstract class AbstractRangedSource<V> implements RandomAccessSource {
     private static final System.Logger LOG = System.getLogger("dev.safetensors.spi");
+    /** The longest read for which a 200 of undeclared length is read into memory to see whether it is whole. */
+    private static final long UNDECLARED_WHOLE_LIMIT = 1024 * 1024;
 
     private final String name;
     private final RemotePolicy policy;
@@ -381,6 +383,10 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
                 }
                 return channel(answer, whole, started, deadline);
             }
+            if (answer.header("Content-Range") == null && whole < 0 && position == 0
+                    && length <= UNDECLARED_WHOLE_LIMIT) {
+                return undeclaredWhole(answer, length, started, deadline);
+            }
             RangeVerifier.verify(name, status, answer.header("Content-Range"), position, length, before.size());
         }
         if (status == 416) {
@@ -397,6 +403,36 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
             return null;
         }
         throw statusFailure(answer, before.version(), 1);
+    }
+
+    /**
+     * A 200 without a declared length (a chunked body) from a server without range support: the body is the whole
+     * object, which is acceptable only if it is no longer than asked. At most {@code length + 1} bytes are read to
+     * find out; a longer body is refused and aborted.
+     */
+    private VerifiedRangeChannel undeclaredWhole(RangeAnswer answer, long length, long started, long deadline)
+            throws IOException {
+        java.io.ByteArrayOutputStream sink = new java.io.ByteArrayOutputStream();
+        byte[] chunk = new byte[8192];
+        InputStream body = answer.body();
+        for (int n; sink.size() <= length && (n = body.read(chunk, 0, (int) Math.min(chunk.length,
+                length + 1 - sink.size()))) >= 0; ) {
+            sink.write(chunk, 0, n);
+            if (policy.time().nanoTime() - started - deadline > 0) {
+                throw new StorageException(ErrorCode.TIMEOUT, name, "the transfer took longer than its deadline of "
+                        + Duration.ofNanos(deadline).toSeconds() + " s: " + sink.size() + " bytes arrived");
+            }
+        }
+        byte[] held = sink.toByteArray();
+        if (held.length > length) {
+            throw new RangeNotHonouredException(name, "asked for bytes 0-" + (length - 1) + " but the server answered"
+                    + " status 200 with the whole object (range ignored), which is longer");
+        }
+        pin(answer, held.length);
+        // the body has ended: closing it now releases the connection
+        answer.body().close();
+        return new VerifiedRangeChannel(name, new java.io.ByteArrayInputStream(held), held.length, () -> { },
+                counter, policy.time(), started, deadline);
     }
 
     private VerifiedRangeChannel channel(RangeAnswer answer, long expected, long started, long deadline) {

@@ -107,6 +107,28 @@ class AbstractRangedSourceTest {
     }
 
     @Test
+    void aWholeObjectOfUndeclaredLengthIsReadOnlyAsFarAsNeededToJudgeIt() throws Exception {
+        ScriptedSource small = new ScriptedSource(policy).answer(200, Map.of(), new byte[] {9, 8, 7});
+        ByteBuffer dst = ByteBuffer.allocate(100);
+        assertEquals(3, small.read(0, dst));
+        assertEquals(3, small.size());
+        assertEquals(0, small.aborted.get());
+
+        java.util.concurrent.atomic.AtomicInteger served = new java.util.concurrent.atomic.AtomicInteger();
+        InputStream endless = new InputStream() {
+            @Override
+            public int read() {
+                served.incrementAndGet();
+                return 1;
+            }
+        };
+        ScriptedSource large = new ScriptedSource(policy).answer(200, Map.of(), endless);
+        assertThrows(RangeNotHonouredException.class, () -> large.read(0, ByteBuffer.allocate(100)));
+        assertEquals(101, served.get(), "one byte more than asked tells it is longer");
+        assertEquals(1, large.aborted.get());
+    }
+
+    @Test
     void statusesMapToTypedFailuresWithCodes() throws Exception {
         assertEquals(ErrorCode.NOT_FOUND, assertThrows(SourceNotFoundException.class, () -> new ScriptedSource(policy)
                 .answer(404, Map.of(), new byte[0]).read(0, ByteBuffer.allocate(8))).code());

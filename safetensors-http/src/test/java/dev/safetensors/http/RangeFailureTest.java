@@ -24,6 +24,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -120,6 +121,27 @@ class RangeFailureTest {
         try (RandomAccessSource s = provider.open(URI.create(SERVER.baseUrl() + "/f"))) {
             assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
             assertTrue(rangeFailure(s, 10, 10).contains("size changed from 1000 to 2000"));
+        }
+    }
+
+    @Test
+    void aServerWithoutRangesServesAnObjectSmallerThanTheRead() throws Exception {
+        byte[] object = new byte[100];
+        new java.util.Random(1).nextBytes(object);
+        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(object))) {
+            ByteBuffer prefix = ByteBuffer.allocate(128 * 1024);
+            assertEquals(100, s.read(0, prefix), "the whole object is exactly the bytes asked for");
+            assertArrayEquals(object, java.util.Arrays.copyOf(prefix.array(), 100));
+            assertEquals(100, s.size());
+            assertEquals(-1, s.read(100, ByteBuffer.allocate(8)));
+        }
+    }
+
+    @Test
+    void aServerWithoutRangesIsRefusedWhenTheObjectIsLongerThanTheRead() throws Exception {
+        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(new byte[100]))) {
+            assertTrue(rangeFailure(s, 0, 50).contains("status 200"));
+            assertEquals(0, s.statistics().bytesRead(), "not one byte of the body is taken");
         }
     }
 
