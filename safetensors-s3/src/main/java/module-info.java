@@ -16,6 +16,7 @@ module dev.safetensors.s3 {
     requires software.amazon.awssdk.http;
     requires software.amazon.awssdk.http.urlconnection;
     requires software.amazon.awssdk.metrics;
+    requires software.amazon.awssdk.profiles;
 
     exports dev.safetensors.s3;
 

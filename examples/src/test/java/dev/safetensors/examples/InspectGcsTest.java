@@ -80,7 +80,7 @@ class InspectGcsTest {
     void aMissingObjectIsNamedInTheError() throws Exception {
         ExampleProcess.Result r = inspect("gs://models/absent.safetensors");
         assertEquals(1, r.exitCode(), r.stdout());
-        assertTrue(r.stderr().contains("java.nio.file.NoSuchFileException: gs://models/absent.safetensors"),
+        assertTrue(r.stderr().contains("SourceNotFoundException: gs://models/absent.safetensors"),
                 r.stderr());
     }
 }

@@ -94,7 +94,7 @@ class InspectS3Test {
     void aMissingObjectIsNamedInTheError() throws Exception {
         ExampleProcess.Result r = inspect("s3://models/absent.safetensors");
         assertEquals(1, r.exitCode(), r.stdout());
-        assertTrue(r.stderr().contains("java.nio.file.NoSuchFileException: s3://models/absent.safetensors"),
+        assertTrue(r.stderr().contains("SourceNotFoundException: s3://models/absent.safetensors"),
                 r.stderr());
     }
 

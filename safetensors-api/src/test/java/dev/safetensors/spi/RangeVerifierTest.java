@@ -2,6 +2,7 @@ package dev.safetensors.spi;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RangeNotHonouredException;
+import dev.safetensors.StorageException;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayInputStream;
@@ -51,8 +52,7 @@ class RangeVerifierTest {
     void channelTakesExactlyThePromisedBytes() throws Exception {
         AtomicBoolean aborted = new AtomicBoolean();
         RequestCounter counter = new RequestCounter();
-        VerifiedRangeChannel ch = new VerifiedRangeChannel("s", new ByteArrayInputStream(new byte[10]), 10,
-                () -> aborted.set(true), counter);
+        VerifiedRangeChannel ch = channel("s", new ByteArrayInputStream(new byte[10]), 10, () -> aborted.set(true), counter);
         ByteBuffer dst = ByteBuffer.allocate(64);
         while (ch.read(dst) >= 0) {
             assertTrue(dst.position() <= 10);
@@ -66,8 +66,7 @@ class RangeVerifierTest {
     @Test
     void channelRefusesExtraAndShortBodiesAndAborts() throws Exception {
         AtomicBoolean aborted = new AtomicBoolean();
-        VerifiedRangeChannel extra = new VerifiedRangeChannel("s", new ByteArrayInputStream(new byte[11]), 10,
-                () -> aborted.set(true), new RequestCounter());
+        VerifiedRangeChannel extra = channel("s", new ByteArrayInputStream(new byte[11]), 10, () -> aborted.set(true), new RequestCounter());
         ByteBuffer dst = ByteBuffer.allocate(64);
         assertThrows(RangeNotHonouredException.class, () -> {
             while (extra.read(dst) >= 0) {
@@ -77,13 +76,15 @@ class RangeVerifierTest {
         extra.close();
         assertTrue(aborted.getAndSet(false));
 
-        VerifiedRangeChannel shortBody = new VerifiedRangeChannel("s", new ByteArrayInputStream(new byte[9]), 10,
-                () -> aborted.set(true), new RequestCounter());
-        assertThrows(RangeNotHonouredException.class, () -> {
+        VerifiedRangeChannel shortBody = channel("s", new ByteArrayInputStream(new byte[9]), 10, () -> aborted.set(true), new RequestCounter());
+        StorageException truncated = assertThrows(StorageException.class, () -> {
             while (shortBody.read(ByteBuffer.allocate(64)) >= 0) {
                 continue;
             }
         });
+        assertEquals(ErrorCode.TRUNCATED, truncated.code());
+        assertTrue(truncated.getMessage().contains("the body ended after 9 of 10 promised bytes"),
+                truncated.getMessage());
         shortBody.close();
         assertTrue(aborted.get());
     }
@@ -99,11 +100,16 @@ class RangeVerifierTest {
                 return 1;
             }
         };
-        VerifiedRangeChannel ch = new VerifiedRangeChannel("s", endless, 1L << 40, () -> aborted.set(true),
-                new RequestCounter());
+        VerifiedRangeChannel ch = channel("s", endless, 1L << 40, () -> aborted.set(true), new RequestCounter());
         ch.read(ByteBuffer.allocate(100));
         ch.close();
         assertTrue(aborted.get());
         assertTrue(served[0] <= 64 * 1024, "read " + served[0]);
+    }
+
+    private static VerifiedRangeChannel channel(String name, InputStream body, long expected, Runnable abort,
+                                                RequestCounter counter) {
+        return new VerifiedRangeChannel(name, body, expected, abort, counter, TimeSource.SYSTEM, System.nanoTime(),
+                Long.MAX_VALUE / 4);
     }
 }

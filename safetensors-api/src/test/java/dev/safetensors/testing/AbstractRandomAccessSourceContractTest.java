@@ -1,5 +1,6 @@
 package dev.safetensors.testing;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.Test;
@@ -138,7 +139,7 @@ public abstract class AbstractRandomAccessSourceContractTest {
     void openRangePastTheEndFails() throws Exception {
         try (RandomAccessSource s = open(content(100))) {
             assertEquals(100, s.size());
-            assertThrows(IOException.class, () -> {
+            assertThrows(EOFException.class, () -> {
                 try (ReadableByteChannel ch = s.openRange(50, 100)) {
                     drain(ch, 100);
                 }
@@ -216,10 +217,121 @@ public abstract class AbstractRandomAccessSourceContractTest {
     }
 
     @Test
-    void closeIsIdempotent() throws Exception {
+    void closeIsIdempotentAndAClosedSourceRefusesReads() throws Exception {
         RandomAccessSource s = open(content(8));
+        assertEquals(8, s.read(0, ByteBuffer.allocate(8)));
         s.close();
         s.close();
+        IOException read = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(8)));
+        assertEquals(ErrorCode.IO_ERROR, ErrorCode.of(read), read.toString());
+        assertThrows(IOException.class, () -> {
+            try (ReadableByteChannel ch = s.openRange(0, 4)) {
+                ch.read(ByteBuffer.allocate(4));
+            }
+        }, "a range of a closed source fails when opened or at its first read");
+        assertFalse(s.name().isBlank(), "the name outlives the source, for messages");
+    }
+
+    @Test
+    void readAtOrPastTheEndBeforeTheSizeIsKnownReturnsMinusOne() throws Exception {
+        byte[] c = content(64);
+        try (RandomAccessSource s = open(c)) {
+            assertEquals(-1, s.read(64, ByteBuffer.allocate(8)), "at the end, size not yet known");
+        }
+        try (RandomAccessSource s = open(c)) {
+            assertEquals(-1, s.read(1000, ByteBuffer.allocate(8)), "past the end, size not yet known");
+            assertEquals(64, s.size());
+        }
+        try (RandomAccessSource s = open(new byte[0])) {
+            assertEquals(-1, s.read(0, ByteBuffer.allocate(8)), "an empty object, size not yet known");
+            assertEquals(0, s.size());
+        }
+    }
+
+    @Test
+    void aReadLongerThanTheObjectBeforeTheSizeIsKnownReturnsWhatThereIs() throws Exception {
+        byte[] c = content(100);
+        try (RandomAccessSource s = open(c)) {
+            ByteBuffer dst = ByteBuffer.allocate(128 * 1024);
+            assertEquals(100, s.read(0, dst), "the library's first read: a 128 KiB prefix of a small object");
+            assertArrayEquals(c, Arrays.copyOf(dst.array(), 100));
+            assertEquals(100, s.size());
+        }
+    }
+
+    @Test
+    void openRangeOfZeroBytesAtTheEndIsEmpty() throws Exception {
+        try (RandomAccessSource s = open(content(10))) {
+            try (ReadableByteChannel ch = s.openRange(10, 0)) {
+                assertEquals(-1, ch.read(ByteBuffer.allocate(4)), "before the size is known");
+            }
+            assertEquals(10, s.size());
+            try (ReadableByteChannel ch = s.openRange(10, 0)) {
+                assertEquals(-1, ch.read(ByteBuffer.allocate(4)), "after");
+            }
+        }
+    }
+
+    @Test
+    void openRangePastTheEndFailsBeforeTheSizeIsKnown() throws Exception {
+        try (RandomAccessSource s = open(content(100))) {
+            assertThrows(EOFException.class, () -> {
+                try (ReadableByteChannel ch = s.openRange(50, 100)) {
+                    drain(ch, 100);
+                }
+            });
+        }
+    }
+
+    /** The library's own pattern: read a tensor's exact length, never asking for the end, then close. */
+    @Test
+    void exactLengthReadsOfRangesWithoutReadingToTheEnd() throws Exception {
+        byte[] c = content(300_000);
+        try (RandomAccessSource s = open(c)) {
+            int[][] ranges = {{0, 8}, {8, 70_000}, {70_008, 1}, {70_009, 229_991}};
+            for (int[] r : ranges) {
+                ByteBuffer dst = ByteBuffer.allocate(r[1]);
+                try (ReadableByteChannel ch = s.openRange(r[0], r[1])) {
+                    while (dst.hasRemaining()) {
+                        assertTrue(ch.read(dst) >= 0, "the range ends early");
+                    }
+                }
+                assertArrayEquals(Arrays.copyOfRange(c, r[0], r[0] + r[1]), dst.array());
+            }
+            assertEquals(ranges.length, s.statistics().requests(), "one request per range");
+            assertEquals(300_000, s.statistics().bytesRead(), "no byte read twice or beyond a range");
+        }
+    }
+
+    @Test
+    void concurrentRangesSeeTheirOwnBytes() throws Exception {
+        byte[] c = content(256 * 1024);
+        try (RandomAccessSource s = open(c)) {
+            ExecutorService pool = Executors.newFixedThreadPool(4);
+            try {
+                List<Future<byte[]>> parts = new ArrayList<>();
+                for (int p = 0; p < 8; p++) {
+                    int at = p * 32 * 1024;
+                    parts.add(pool.submit(() -> {
+                        try (ReadableByteChannel ch = s.openRange(at, 32 * 1024)) {
+                            ByteBuffer dst = ByteBuffer.allocate(32 * 1024);
+                            while (dst.hasRemaining()) {
+                                if (ch.read(dst) < 0) {
+                                    throw new EOFException("range at " + at + " ended early");
+                                }
+                            }
+                            return dst.array();
+                        }
+                    }));
+                }
+                for (int p = 0; p < 8; p++) {
+                    assertArrayEquals(Arrays.copyOfRange(c, p * 32 * 1024, (p + 1) * 32 * 1024),
+                            parts.get(p).get(60, TimeUnit.SECONDS));
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
     }
 
     /** Reads a channel to its end, failing if it yields more than {@code max} bytes. */

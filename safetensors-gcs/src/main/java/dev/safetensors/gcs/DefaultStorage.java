@@ -17,15 +17,6 @@ final class DefaultStorage {
     private DefaultStorage() {
     }
 
-    /** Created on first use, then shared: a client holds credentials and connection pools worth reusing. */
-    private static final class Shared {
-        static final Storage STORAGE = create(System.getenv());
-    }
-
-    static Storage shared() {
-        return Shared.STORAGE;
-    }
-
     static Storage create(Map<String, String> env) {
         String emulator = env.get(EMULATOR_HOST);
         if (emulator == null || emulator.isBlank()) {

@@ -1,235 +1,206 @@
 package dev.safetensors.gcs;
 
-import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
-import com.google.cloud.storage.StorageException;
-import dev.safetensors.RandomAccessSource;
-import dev.safetensors.SourceStatistics;
-import dev.safetensors.spi.RequestCounter;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.RangeNotHonouredException;
+import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.SourceChangedException;
+import dev.safetensors.SourceNotFoundException;
+import dev.safetensors.StorageException;
+import dev.safetensors.spi.AbstractRangedSource;
+import dev.safetensors.spi.ContentRange;
+import dev.safetensors.spi.RangeAnswer;
+import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.SourceNames;
-import dev.safetensors.spi.VerifiedRangeChannel;
 
-import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.channels.ReadableByteChannel;
+import java.nio.charset.StandardCharsets;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
- * A {@link RandomAccessSource} over one Google Cloud Storage object, {@code gs://bucket/object}.
+ * A {@link dev.safetensors.RandomAccessSource} over one Google Cloud Storage object, {@code gs://bucket/object}.
+ * Verification, end of object, size, version pin, retries and deadlines are those of {@link AbstractRangedSource},
+ * the same as for every remote store; this class sends the media GET and adds what is GCS's own:
  *
- * <h2>What every read checks</h2>
- * Each {@link #read} and {@link #openRange} is one media GET with {@code Range: bytes=a-b} for exactly the bytes
- * wanted, sent through the {@code Storage} client's own HTTP transport and credentials. Before the body is used,
- * the response must have {@code Content-Encoding} and {@code x-goog-stored-content-encoding} absent or
- * {@code identity} (gzip-stored objects are refused with a plain {@link IOException}); an
- * {@code x-goog-generation} equal to the pinned one ({@link dev.safetensors.SourceChangedException}); status 206
- * and a {@code Content-Range} equal to the range asked and to the size seen before, a {@code Content-Length} and
- * {@code x-goog-stored-content-length} that agree ({@link dev.safetensors.RangeNotHonouredException}). The body
- * must then be exactly the promised length, neither shorter nor longer; on any failure, or when a range channel
- * is closed early, the connection is dropped, never drained.
- *
- * <h2>Pinned generation</h2>
- * The generation of the first response (or the one the URI names) is sent on every later request as
- * {@code generation=G&ifGenerationMatch=G}; a 412, a 404 after a successful read, or another generation in a
- * response is {@link dev.safetensors.SourceChangedException}.
- *
- * <h2>Cost</h2>
- * The size comes from the first ranged response, so a header that fits the prefix costs one request. Only
- * {@link #size()} before any read costs one metadata GET ({@code storage.get} with fields size, generation,
- * contentEncoding, etag). A read at or past a known size returns -1 without a request.
- *
- * <h2>Errors</h2>
- * 404 is {@link java.nio.file.NoSuchFileException} and 401/403 {@link java.nio.file.AccessDeniedException}, both
- * with the {@code gs://} name. Connection failures and statuses 408, 429, 5xx are retried as the client's
- * {@code RetrySettings} allow (bounded by {@code maxAttempts} and the total timeout).
+ * <ul>
+ *   <li>Each {@link #read} and {@link #openRange} is one media GET with {@code Range: bytes=a-b}, sent through the
+ *       {@code Storage} client's own HTTP transport and credentials.</li>
+ *   <li>{@code Content-Encoding} and {@code x-goog-stored-content-encoding} must be absent or {@code identity}:
+ *       GCS transcodes gzip-stored objects, and then byte ranges no longer address the stored bytes
+ *       ({@link StorageException}, {@link ErrorCode#IO_ERROR}, saying so).</li>
+ *   <li>The generation of the first answer (or the one the URI names) is pinned and sent on every later request as
+ *       {@code generation=G&ifGenerationMatch=G}; an answer with another generation,
+ *       a 412, or a 404 after a successful read, is a {@link SourceChangedException}; an answer without a valid
+ *       {@code x-goog-generation} is a {@link StorageException} ({@link ErrorCode#IO_ERROR}): the version cannot be
+ *       pinned.
+ *       {@code x-goog-stored-content-length} must agree with the size in {@code Content-Range}.</li>
+ *   <li>The server's error message (JSON {@code message}) is quoted, clipped, in failures.</li>
+ * </ul>
  *
  * <p>Thread-safe: reads carry no cursor and may run concurrently. Only the HTTP/JSON transport
  * ({@code StorageOptions.http()}, the default) is supported.
  */
-public final class GcsSource implements RandomAccessSource {
-    private static final System.Logger LOG = System.getLogger(GcsSource.class.getName());
+public final class GcsSource extends AbstractRangedSource<GcsVersion> {
+    private static final Pattern JSON_MESSAGE = Pattern.compile("\"message\"\\s*:\\s*\"([^\"]{1,300})\"");
+    private static final int ERROR_BODY_LIMIT = 1024;
 
-    private final Storage storage;
     private final GcsUri uri;
-    private final String name;
-    private final RequestCounter counter = new RequestCounter();
-    private final GenerationPin pin;
     private final MediaClient media;
-    private final AtomicBoolean closed = new AtomicBoolean();
 
-    private GcsSource(Storage storage, GcsUri uri) {
-        this.storage = storage;
+    private GcsSource(Storage storage, GcsUri uri, RemotePolicy policy) {
+        super(uri.name(), policy, uri.generation() >= 0 ? new GcsVersion(uri.generation(), null) : null);
         this.uri = uri;
-        this.name = uri.name();
-        this.pin = new GenerationPin(name, uri.generation());
-        this.media = new MediaClient(storage.getOptions(), uri, name, counter);
+        this.media = new MediaClient(storage.getOptions(), uri, uri.name(), counter());
     }
 
     /**
-     * Opens an object without making a request.
+     * Opens an object without making a request, with {@link RemotePolicy#DEFAULT}.
      *
-     * @param storage an HTTP/JSON {@code Storage} client; its credentials, host, timeouts and retry settings are used.
-     *                The source does not close it.
+     * @param storage an HTTP/JSON {@code Storage} client; its credentials, host and timeouts are used. The source
+     *                does not close it.
      * @param blob    the object; a generation in it pins that generation from the first request on
      * @return the source
      * @throws IllegalArgumentException if the client uses the gRPC transport
      */
     public static GcsSource open(Storage storage, BlobId blob) {
-        return open(storage, GcsUri.of(Objects.requireNonNull(blob, "blob")));
+        return open(storage, blob, RemotePolicy.DEFAULT);
     }
 
-    static GcsSource open(Storage storage, GcsUri uri) {
-        return new GcsSource(Objects.requireNonNull(storage, "storage"), uri);
+    /**
+     * @param storage an HTTP/JSON {@code Storage} client, not closed by the source
+     * @param blob    the object; a generation in it pins that generation from the first request on
+     * @param policy  retries and deadlines
+     * @return the source; no request is made yet
+     * @throws IllegalArgumentException if the client uses the gRPC transport
+     */
+    public static GcsSource open(Storage storage, BlobId blob, RemotePolicy policy) {
+        return open(storage, GcsUri.of(Objects.requireNonNull(blob, "blob")), policy);
     }
 
-    @Override
-    public long size() throws IOException {
-        long known = pin.knownSize();
-        return known >= 0 ? known : sizeFromMetadata();
-    }
-
-    @Override
-    public int read(long position, ByteBuffer dst) throws IOException {
-        ensureOpen();
-        if (position < 0) {
-            throw new IllegalArgumentException("negative position " + position);
-        }
-        if (!dst.hasRemaining()) {
-            return 0;
-        }
-        long size = pin.knownSize();
-        if (size >= 0 && position >= size) {
-            return -1;
-        }
-        long want = size >= 0 ? Math.min(dst.remaining(), size - position) : dst.remaining();
-        RangeResponse response = media.get(position, want, pin);
-        if (response == null) {
-            return -1;
-        }
-        int total = 0;
-        try (VerifiedRangeChannel body = response.body(name, counter)) {
-            // The range is at most dst.remaining(), so the channel ends (after checking for an extra byte)
-            // before dst can run out of room.
-            for (int n; (n = body.read(dst)) >= 0; ) {
-                total += n;
-            }
-        }
-        return total;
-    }
-
-    @Override
-    public ReadableByteChannel openRange(long position, long length) throws IOException {
-        if (position < 0 || length < 0 || position > Long.MAX_VALUE - length) {
-            throw new IllegalArgumentException("invalid range: position " + position + ", length " + length);
-        }
-        ensureOpen();
-        if (length == 0) {
-            return new VerifiedRangeChannel(name, InputStream.nullInputStream(), 0, () -> { }, counter);
-        }
-        long size = pin.knownSize();
-        if (size >= 0 && position + length > size) {
-            throw pastEnd(position, length, size);
-        }
-        RangeResponse response = media.get(position, length, pin);
-        if (response == null) {
-            throw pastEnd(position, length, pin.knownSize());
-        }
-        if (response.range().length() != length) {
-            response.abort();
-            throw pastEnd(position, length, response.range().total());
-        }
-        return response.body(name, counter);
-    }
-
-    private EOFException pastEnd(long position, long length, long size) {
-        return new EOFException(name + ": range of " + length + " bytes at " + position + " ends past the end of"
-                + " the object" + (size >= 0 ? " (size " + size + ")" : ""));
-    }
-
-    private long sizeFromMetadata() throws IOException {
-        ensureOpen();
-        long generation = pin.generationToSend();
-        boolean learned = pin.learned();
-        Storage.BlobGetOption fields = Storage.BlobGetOption.fields(Storage.BlobField.SIZE,
-                Storage.BlobField.GENERATION, Storage.BlobField.CONTENT_ENCODING, Storage.BlobField.ETAG);
-        counter.request();
-        // one exchange as far as this backend can see: retries inside the Storage client are its own
-        counter.exchange();
-        Blob blob;
-        try {
-            blob = generation >= 0
-                    ? storage.get(BlobId.of(uri.bucket(), uri.object(), generation), fields,
-                    Storage.BlobGetOption.generationMatch(generation))
-                    : storage.get(BlobId.of(uri.bucket(), uri.object()), fields);
-        } catch (StorageException e) {
-            LOG.log(System.Logger.Level.DEBUG, () -> "GET metadata " + name + " -> " + e.getCode());
-            if (e.getCode() <= 0) {
-                throw new IOException(name + ": metadata request failed: " + e.getMessage(), e);
-            }
-            throw StatusFailures.of(name, e.getCode(), SourceNames.clip(String.valueOf(e.getMessage())), generation,
-                    learned, e);
-        }
-        LOG.log(System.Logger.Level.DEBUG, () -> "GET metadata " + name + " -> "
-                + (blob == null ? "404" : "200 size " + blob.getSize() + " generation " + blob.getGeneration()));
-        if (blob == null) {
-            throw StatusFailures.of(name, 404, "", generation, learned, null);
-        }
-        ResponseChecks.refuseTranscoding(name, "contentEncoding", blob.getContentEncoding());
-        if (blob.getSize() == null || blob.getGeneration() == null) {
-            throw new IOException(name + ": the object metadata lacks its size or generation");
-        }
-        pin.check(new ObjectIdentity(blob.getGeneration(), blob.getSize(), blob.getEtag()));
-        return pin.knownSize();
-    }
-
-    private void ensureOpen() throws IOException {
-        if (closed.get()) {
-            throw new IOException(name + ": the source is closed");
-        }
-    }
-
-    /** @return {@code gs://bucket/object}; the generation is in {@link #attributes()} */
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public SourceStatistics statistics() {
-        return counter.snapshot();
+    static GcsSource open(Storage storage, GcsUri uri, RemotePolicy policy) {
+        return new GcsSource(Objects.requireNonNull(storage, "storage"), uri, Objects.requireNonNull(policy, "policy"));
     }
 
     /** @return {@code version} (the generation, once pinned or asked for) and {@code etag} (once seen) */
     @Override
     public Map<String, String> attributes() {
-        ObjectIdentity id = pin.identity();
+        GcsVersion known = version();
         Map<String, String> m = new LinkedHashMap<>();
-        long generation = id != null ? id.generation() : uri.generation();
-        if (generation >= 0) {
-            m.put("version", Long.toString(generation));
-        }
-        if (id != null && id.etag() != null) {
-            m.put("etag", id.etag());
+        if (known != null) {
+            m.put("version", Long.toString(known.generation()));
+            if (known.etag() != null) {
+                m.put("etag", known.etag());
+            }
         }
         return Map.copyOf(m);
     }
 
-    /** Releases the HTTP transport made for this source; the {@code Storage} client stays open. Idempotent. */
     @Override
-    public void close() throws IOException {
-        if (closed.compareAndSet(false, true)) {
-            media.close();
+    protected RangeAnswer send(long position, long length, GcsVersion version) throws IOException {
+        return media.get(position, length, version == null ? -1 : version.generation());
+    }
+
+    @Override
+    protected GcsVersion identify(RangeAnswer answer, GcsVersion version) throws IOException {
+        refuseTranscoding("Content-Encoding", answer.header("Content-Encoding"));
+        refuseTranscoding("x-goog-stored-content-encoding", answer.header("x-goog-stored-content-encoding"));
+        String value = answer.header("x-goog-generation");
+        String v = value == null ? "" : value.trim();
+        if (v.isEmpty() || v.length() > 18 || !v.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new StorageException(ErrorCode.IO_ERROR, name(), "the answer carries " + (value == null
+                    ? "no x-goog-generation header" : "a malformed x-goog-generation '" + SourceNames.clip(value) + "'")
+                    + ", so the object version cannot be pinned");
+        }
+        long seen = Long.parseLong(v);
+        if (version != null && seen != version.generation()) {
+            throw new SourceChangedException(name(), "generation " + version.generation() + " was "
+                    + (knownSize() >= 0 ? "pinned" : "asked for") + " but the answer is for generation " + seen);
+        }
+        String stored = answer.header("x-goog-stored-content-length");
+        String total = ContentRange.parse(answer.header("Content-Range")).map(r -> Long.toString(r.total()))
+                .orElse(answer.header("Content-Length"));
+        if (stored != null && total != null && !stored.trim().equals(total.trim())) {
+            throw new RangeNotHonouredException(name(), "the object size " + SourceNames.clip(total)
+                    + " disagrees with x-goog-stored-content-length '" + SourceNames.clip(stored) + "'");
+        }
+        if (version != null && version.etag() != null) {
+            return version;
+        }
+        String etag = answer.header("ETag");
+        GcsVersion next = new GcsVersion(seen, etag == null ? null : SourceNames.clip(etag));
+        return next.equals(version) ? version : next;
+    }
+
+    @Override
+    protected IOException statusFailure(RangeAnswer answer, GcsVersion version, int attempts) {
+        String generation = version == null ? "?" : Long.toString(version.generation());
+        int status = answer.status();
+        String message = serverMessage(answer.body());
+        String said = message.isEmpty() ? "" : " (server said: " + message + ")";
+        switch (status) {
+            case 404, 410 -> {
+                if (knownSize() >= 0) {
+                    return new SourceChangedException(name(), "generation " + generation
+                            + " was read before but is gone now (" + status + ")" + said);
+                }
+                return new SourceNotFoundException(name(), "no such object or bucket (HTTP " + status + ")" + said);
+            }
+            case 401 -> {
+                return new SourceAccessDeniedException(name(), "HTTP 401: the request carried no valid credentials;"
+                        + " check application default credentials or the Storage passed in" + said);
+            }
+            case 403 -> {
+                return new SourceAccessDeniedException(name(), "HTTP 403: the credentials in use may not read this"
+                        + " object (storage.objects.get is needed)" + said);
+            }
+            case 412 -> {
+                return new SourceChangedException(name(), "generation " + generation
+                        + " is no longer the live object (HTTP 412 precondition failed)" + said);
+            }
+            default -> {
+                IOException failure = super.statusFailure(answer, version, attempts);
+                if (said.isEmpty() || !(failure instanceof StorageException storage)) {
+                    return failure;
+                }
+                return new StorageException(storage.code(), name(), "the storage answered HTTP " + status + " after "
+                        + attempts + " attempt" + (attempts == 1 ? "" : "s") + said);
+            }
+        }
+    }
+
+    private void refuseTranscoding(String header, String value) throws StorageException {
+        if (value != null && !value.isBlank() && !value.trim().equalsIgnoreCase("identity")) {
+            throw new StorageException(ErrorCode.IO_ERROR, name(), "the object is stored with Content-Encoding '"
+                    + SourceNames.clip(value.trim()) + "' (" + header + "); Cloud Storage decompresses such objects"
+                    + " on the fly and ignores byte ranges, so they cannot be read as safetensors."
+                    + " Store the file without a Content-Encoding.");
+        }
+    }
+
+    /** Reads at most 1 KiB of an error body for its message; the caller drops the connection after. */
+    private static String serverMessage(InputStream body) {
+        try {
+            String text = new String(body.readNBytes(ERROR_BODY_LIMIT), StandardCharsets.UTF_8);
+            Matcher m = JSON_MESSAGE.matcher(text);
+            return SourceNames.clip(m.find() ? m.group(1) : text.trim());
+        } catch (IOException e) {
+            return "";
         }
     }
 
     @Override
+    protected void release() throws IOException {
+        media.close();
+    }
+
+    @Override
     public String toString() {
-        return "GcsSource[" + name + "]";
+        return "GcsSource[" + name() + "]";
     }
 }

@@ -3,11 +3,11 @@ package dev.safetensors.gcs;
 import com.google.cloud.storage.Storage;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.spi.RemotePolicy;
 
 import java.io.IOException;
 import java.net.URI;
 import java.util.Objects;
-import java.util.function.Supplier;
 
 /**
  * Opens {@link GcsSource}s for {@code gs://bucket/object} URIs. A generation may be pinned with
@@ -15,24 +15,37 @@ import java.util.function.Supplier;
  * query parameter is accepted. The object name is the percent-decoded path, so {@code gs://b/a%20b} is object
  * {@code a b}.
  *
- * <p>Found by {@link java.util.ServiceLoader}; the no-argument constructor uses a shared client with application
- * default credentials, or no credentials and the emulator at {@code STORAGE_EMULATOR_HOST} when that variable is
- * set. Opening makes no request. Thread-safe.
+ * <p>Found by {@link java.util.ServiceLoader}; the no-argument constructor creates, on the first {@link #open}, a
+ * client with application default credentials, or no credentials and the emulator at {@code STORAGE_EMULATOR_HOST}
+ * when that variable is set, and {@link #close()} closes it. A {@code Storage} passed in is never closed here.
+ * Opening makes no request. Thread-safe.
  */
-public final class GcsSourceProvider implements RandomAccessSourceProvider {
-    private final Supplier<Storage> storage;
+public final class GcsSourceProvider implements RandomAccessSourceProvider, AutoCloseable {
+    private final RemotePolicy policy;
+    private final boolean ownsStorage;
+    private Storage storage;
 
-    /** Uses the default client, created on the first {@link #open}. */
+    /** Uses a client of its own, created on the first {@link #open}. */
     public GcsSourceProvider() {
-        this.storage = DefaultStorage::shared;
+        this.policy = RemotePolicy.DEFAULT;
+        this.ownsStorage = true;
     }
 
     /**
-     * @param storage the HTTP/JSON client to read through; it is not closed by the sources
+     * @param storage the HTTP/JSON client to read through; it is not closed by the sources nor by this provider
      */
     public GcsSourceProvider(Storage storage) {
-        Objects.requireNonNull(storage, "storage");
-        this.storage = () -> storage;
+        this(storage, RemotePolicy.DEFAULT);
+    }
+
+    /**
+     * @param storage the HTTP/JSON client to read through; it is not closed by the sources nor by this provider
+     * @param policy  retries and deadlines of every source
+     */
+    public GcsSourceProvider(Storage storage, RemotePolicy policy) {
+        this.storage = Objects.requireNonNull(storage, "storage");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.ownsStorage = false;
     }
 
     /** @return whether the URI is hierarchical with scheme {@code gs} */
@@ -42,11 +55,38 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider {
     }
 
     /**
-     * @throws IOException a {@link java.net.MalformedURLException} if the URI names no bucket or object, carries a
-     *                     malformed generation or another query
+     * @throws IOException an {@link dev.safetensors.InvalidLocationException}
+     *                     ({@link dev.safetensors.ErrorCode#INVALID_SOURCE}) if the URI names no bucket or object,
+     *                     carries a malformed generation or another query
      */
     @Override
     public RandomAccessSource open(URI uri) throws IOException {
-        return GcsSource.open(storage.get(), GcsUri.parse(uri));
+        GcsUri parsed = GcsUri.parse(uri);
+        return GcsSource.open(storage(), parsed, policy);
+    }
+
+    /**
+     * Closes the client this provider created, if any; a client passed in stays open. Idempotent.
+     *
+     * @throws IOException if the client fails to close
+     */
+    @Override
+    public synchronized void close() throws IOException {
+        if (ownsStorage && storage != null) {
+            try {
+                storage.close();
+            } catch (Exception e) {
+                throw new IOException("closing the Cloud Storage client failed: " + e.getMessage(), e);
+            } finally {
+                storage = null;
+            }
+        }
+    }
+
+    private synchronized Storage storage() {
+        if (storage == null) {
+            storage = DefaultStorage.create(System.getenv());
+        }
+        return storage;
     }
 }

@@ -1,6 +1,8 @@
 package dev.safetensors.gcs;
 
 import com.google.cloud.storage.BlobId;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
@@ -37,7 +39,7 @@ record GcsUri(String bucket, String object, long generation) {
         if (bucket == null || bucket.isEmpty() || bucket.contains("@") || bucket.contains(":")) {
             throw malformed(name, "a gs URI needs a bucket name and nothing else before the object path");
         }
-        if (path == null || path.length() < 2) {
+        if (path == null || path.length() < 2 || path.isBlank() || bucket.isBlank()) {
             throw malformed(name, "the URI names no object");
         }
         long fromFragment = generation(name, uri.getFragment());
@@ -70,7 +72,7 @@ record GcsUri(String bucket, String object, long generation) {
     }
 
     private static MalformedURLException malformed(String name, String why) {
-        return new MalformedURLException(name + ": " + why);
+        return new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": " + why);
     }
 
     /** @return the URI's name for messages: {@code gs://bucket/object}, without the generation */

@@ -1,6 +1,7 @@
 package dev.safetensors.gcs;
 
 import com.google.api.client.http.GenericUrl;
+import com.google.api.client.http.HttpHeaders;
 import com.google.api.client.http.HttpRequest;
 import com.google.api.client.http.HttpRequestFactory;
 import com.google.api.client.http.HttpResponse;
@@ -8,36 +9,26 @@ import com.google.api.client.http.HttpTransport;
 import com.google.cloud.TransportOptions;
 import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.StorageOptions;
-import dev.safetensors.spi.ContentRange;
+import dev.safetensors.spi.RangeAnswer;
 import dev.safetensors.spi.RequestCounter;
-import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
-import java.nio.charset.StandardCharsets;
-import java.time.Duration;
-import java.util.function.Supplier;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
- * Issues ranged media GETs for one object through the {@code Storage} client's own HTTP transport, credentials,
- * timeouts and headers ({@link HttpTransportOptions#getHttpRequestInitializer}), so that the status and headers of
- * every response can be checked, which {@code Storage.reader} does not allow. Thread-safe: each call is one
- * independent request.
+ * Sends ranged media GETs for one object through the {@code Storage} client's own HTTP transport, credentials,
+ * timeouts and headers ({@link HttpTransportOptions#getHttpRequestInitializer}), and hands back status, headers and
+ * the raw body, which {@code Storage.reader} does not allow. One attempt per call: retries are the shared layer's.
+ * Thread-safe: each call is one independent request.
  */
 final class MediaClient {
     private static final System.Logger LOG = System.getLogger(GcsSource.class.getName());
-    private static final Pattern JSON_MESSAGE = Pattern.compile("\"message\"\\s*:\\s*\"([^\"]{1,300})\"");
-    private static final int ERROR_BODY_LIMIT = 1024;
 
     private final String name;
     private final GcsUri uri;
     private final String host;
     private final HttpTransport transport;
     private final HttpRequestFactory requests;
-    private final RetryPolicy retry;
     private final RequestCounter counter;
 
     MediaClient(StorageOptions options, GcsUri uri, String name, RequestCounter counter) {
@@ -52,53 +43,40 @@ final class MediaClient {
         this.host = options.getHost();
         this.transport = http.getHttpTransportFactory().create();
         this.requests = transport.createRequestFactory(http.getHttpRequestInitializer(options));
-        this.retry = RetryPolicy.of(options.getRetrySettings());
         this.counter = counter;
     }
 
     /**
-     * One ranged GET of {@code length >= 1} bytes at {@code position}, retried as the policy allows until a
-     * response arrives that is not a transient failure.
+     * One ranged GET of {@code length >= 1} bytes at {@code position}, conditional on {@code generation}.
      *
-     * @return the verified response, or {@code null} if the server says the position is at or past the end (416)
+     * @param generation the generation to read and require, or -1 for the live object
+     * @return the answer, whatever its status
+     * @throws IOException when no answer arrived
      */
-    RangeResponse get(long position, long length, GenerationPin pin) throws IOException {
-        long generation = pin.generationToSend();
-        boolean learned = pin.learned();
+    RangeAnswer get(long position, long length, long generation) throws IOException {
         String url = MediaUrl.of(host, uri, generation);
         String range = "bytes=" + position + "-" + (position + length - 1);
-        long started = System.nanoTime();
-        counter.request();
-        for (int attempt = 1; ; attempt++) {
-            int tried = attempt;
-            counter.exchange();
-            HttpResponse response;
-            try {
-                response = execute(url, range);
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, () -> "GET " + name + " " + range + " failed: " + e);
-                waitOrGiveUp(attempt, started, range, e.toString(), () -> new IOException(name + ": GET " + range
-                        + " failed after " + tried + " attempt(s): " + e.getMessage(), e));
-                continue;
-            }
-            int status = response.getStatusCode();
-            LOG.log(System.Logger.Level.DEBUG, () -> "GET " + name + " " + range
-                    + (generation >= 0 ? " generation=" + generation : "") + " -> " + status + " "
-                    + response.getHeaders().getContentRange() + " (" + response.getHeaders().getContentLength()
-                    + " bytes)");
-            if (status == 206 || status == 200) {
-                return verified(response, status, position, length, pin);
-            }
-            if (status == 416) {
-                RangeResponse.disconnect(response);
-                return null;
-            }
-            IOException failure = StatusFailures.of(name, status, serverMessage(response), generation, learned, null);
-            if (!RetryPolicy.isRetryableStatus(status)) {
-                throw failure;
-            }
-            waitOrGiveUp(attempt, started, range, "HTTP " + status, () -> failure);
+        counter.exchange();
+        HttpResponse response;
+        try {
+            response = request(url, range).execute();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> "GET " + name + " " + range + " failed: " + e);
+            throw e;
         }
+        HttpHeaders headers = response.getHeaders();
+        LOG.log(System.Logger.Level.DEBUG, () -> "GET " + name + " " + range
+                + (generation >= 0 ? " generation=" + generation : "") + " -> " + response.getStatusCode() + " "
+                + headers.getContentRange() + " (" + headers.getContentLength() + " bytes)");
+        InputStream body;
+        try {
+            body = response.getContent();
+        } catch (IOException e) {
+            disconnect(response);
+            throw e;
+        }
+        return new RangeAnswer(response.getStatusCode(), headers::getFirstHeaderStringValue,
+                body == null ? InputStream.nullInputStream() : body, () -> disconnect(response));
     }
 
     private HttpRequest request(String url, String range) throws IOException {
@@ -109,57 +87,18 @@ final class MediaClient {
         request.setThrowExceptionOnExecuteError(false);
         request.setResponseReturnRawInputStream(true);
         // Leaves room for exactly one repeat: the credentials adapter's retry after refreshing an expired token.
-        // Every other retry is this class's own, bounded by the policy.
+        // Every other retry is the shared layer's, bounded by its policy.
         request.setNumberOfRetries(1);
         return request;
     }
 
-    private HttpResponse execute(String url, String range) throws IOException {
-        return request(url, range).execute();
-    }
-
-    private RangeResponse verified(HttpResponse response, int status, long position, long length, GenerationPin pin)
-            throws IOException {
+    /** Drops the connection without reading what is left of the body. */
+    private static void disconnect(HttpResponse response) {
         try {
-            ContentRange checked = ResponseChecks.verify(name, status, response.getHeaders(), position, length, pin);
-            return new RangeResponse(checked, response);
-        } catch (IOException | RuntimeException e) {
-            RangeResponse.disconnect(response);
-            throw e;
-        }
-    }
-
-    private void waitOrGiveUp(int attempt, long started, String range, String why,
-                              Supplier<IOException> failure)
-            throws IOException {
-        Duration delay = retry.delayAfter(attempt, System.nanoTime() - started);
-        if (delay == null) {
-            throw failure.get();
-        }
-        LOG.log(System.Logger.Level.WARNING, () -> "GET " + name + " " + range + " attempt " + attempt + " failed ("
-                + why + "), retrying in " + delay.toMillis() + " ms (" + retry + ")");
-        try {
-            Thread.sleep(delay.toMillis());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException(name + ": interrupted while waiting to retry " + range);
-        }
-    }
-
-    /** Reads at most 1 KiB of an error body for its message, then drops the connection. */
-    private static String serverMessage(HttpResponse response) {
-        try {
-            InputStream in = response.getContent();
-            if (in == null) {
-                return "";
-            }
-            String body = new String(in.readNBytes(ERROR_BODY_LIMIT), StandardCharsets.UTF_8);
-            Matcher m = JSON_MESSAGE.matcher(body);
-            return SourceNames.clip(m.find() ? m.group(1) : body.trim());
+            response.disconnect();
         } catch (IOException e) {
-            return "";
-        } finally {
-            RangeResponse.disconnect(response);
+            // The connection is being thrown away; a failure to close it changes nothing for the caller.
+            LOG.log(System.Logger.Level.DEBUG, () -> "disconnect failed: " + e);
         }
     }
 

@@ -169,20 +169,20 @@ class GcsSourceRequestsTest {
     }
 
     @Test
-    void sizeBeforeAnyReadIsOneMetadataRequestThatPinsTheGeneration() throws Exception {
+    void sizeBeforeAnyReadIsOneByteMediaRequestThatPinsTheGeneration() throws Exception {
         FakeGcsObjects.put("b", "dir/meta.safetensors", safetensorsLike(777, 10), GENERATION);
         try (GcsSource s = GcsSource.open(storage, BlobId.of("b", "dir/meta.safetensors"))) {
             assertEquals(777, s.size());
             assertEquals(1, s.statistics().requests());
             assertEquals(-1, s.read(777, ByteBuffer.allocate(1)));
             assertEquals(7, s.read(770, ByteBuffer.allocate(100)));
-            assertEquals(new SourceStatistics(2, 7, 2), s.statistics());
+            assertEquals(new SourceStatistics(2, 8, 2), s.statistics());
         }
         List<String> urls = server.urls();
         assertEquals(2, urls.size(), urls.toString());
-        assertEquals(true, urls.get(0).startsWith("/storage/v1/b/b/o/dir%2Fmeta.safetensors?"), urls.get(0));
+        assertEquals("/download/storage/v1/b/b/o/dir%2Fmeta.safetensors?alt=media", urls.get(0));
         assertEquals("/download/storage/v1/b/b/o/dir%2Fmeta.safetensors?alt=media&generation=" + GENERATION
                 + "&ifGenerationMatch=" + GENERATION, urls.get(1));
-        assertEquals(List.of("-", "bytes=770-776"), server.ranges());
+        assertEquals(List.of("bytes=0-0", "bytes=770-776"), server.ranges());
     }
 }

@@ -10,11 +10,10 @@ import java.net.http.HttpResponse;
  * @param response   the final answer
  * @param body       its body, not yet read, under the read timeout: read this, not {@code response.body()}
  * @param url        the URL that gave it (may hold a signed query: redact before printing)
- * @param attempts   how many attempts the final hop took
  * @param repoCommit the Hub's {@code X-Repo-Commit} from any hop, or {@code null}
  * @param linkedEtag the Hub's {@code X-Linked-Etag} from any hop, or {@code null}
  */
-record FinalResponse(HttpResponse<InputStream> response, InputStream body, URI url, int attempts, String repoCommit,
+record FinalResponse(HttpResponse<InputStream> response, InputStream body, URI url, String repoCommit,
                      String linkedEtag) {
 
     int status() {

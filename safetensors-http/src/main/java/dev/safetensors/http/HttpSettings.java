@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.SourceNames;
 
 import java.net.URI;
@@ -18,9 +19,10 @@ import java.util.Objects;
  *       status and headers; the read timeout bounds each wait for more body bytes, so a server that stalls
  *       mid-body cannot hold a read forever ({@code java.net.http}'s own timeout ends when the headers arrive).
  *       Time the caller spends between reads does not count.</li>
- *   <li>Connection failures, timeouts, 429 and 5xx answers are retried up to {@link #maxRetries()} times with
+ *   <li>Retries and deadlines follow {@link #remotePolicy()}, the policy every remote backend shares: connection
+ *       failures, timeouts, 408, 429, 500, 502, 503 and 504 are retried up to {@link #maxRetries()} times with
  *       jittered exponential backoff between {@link #backoffBase()} and {@link #backoffMax()}; a
- *       {@code Retry-After} is honoured when it is not longer than {@code backoffMax}, otherwise the answer is final.</li>
+ *       {@code Retry-After} longer than {@link RemotePolicy#retryAfterCap()} makes the answer final.</li>
  * </ul>
  *
  * <p>Immutable and thread-safe.
@@ -34,9 +36,7 @@ public final class HttpSettings {
     private final Duration connectTimeout;
     private final Duration requestTimeout;
     private final Duration readTimeout;
-    private final int maxRetries;
-    private final Duration backoffBase;
-    private final Duration backoffMax;
+    private final RemotePolicy policy;
 
     private HttpSettings(Builder b) {
         this.hubEndpoint = b.hubEndpoint;
@@ -44,29 +44,41 @@ public final class HttpSettings {
         this.connectTimeout = b.connectTimeout;
         this.requestTimeout = b.requestTimeout;
         this.readTimeout = b.readTimeout;
-        this.maxRetries = b.maxRetries;
-        this.backoffBase = b.backoffBase;
-        this.backoffMax = b.backoffMax;
+        this.policy = b.policy;
     }
 
     /**
      * @return defaults, with the Hub endpoint from {@code HF_ENDPOINT} and the token from {@code HF_TOKEN} when set
-     * @throws IllegalArgumentException if {@code HF_ENDPOINT} is not an absolute http(s) URL
+     * @throws IllegalArgumentException if {@code HF_ENDPOINT} is not an absolute http(s) URL, or {@code HF_TOKEN}
+     *                                  holds a character not allowed in an HTTP header (the message never quotes it)
      */
     public static HttpSettings fromEnvironment() {
+        return fromEnvironment(System.getenv());
+    }
+
+    static HttpSettings fromEnvironment(java.util.Map<String, String> env) {
         Builder b = builder();
-        String endpoint = System.getenv("HF_ENDPOINT");
+        String endpoint = env.get("HF_ENDPOINT");
         if (endpoint != null && !endpoint.isBlank()) {
-            b.hubEndpoint(URI.create(endpoint.trim()));
+            URI uri;
+            try {
+                uri = new URI(endpoint.trim());
+            } catch (java.net.URISyntaxException e) {
+                throw new IllegalArgumentException("HF_ENDPOINT is not a URL: " + SourceNames.clip(endpoint.trim()));
+            }
+            b.hubEndpoint(uri);
         }
-        String token = System.getenv("HF_TOKEN");
+        String token = env.get("HF_TOKEN");
         if (token != null && !token.isBlank()) {
             b.token(token.trim());
         }
         return b.build();
     }
 
-    /** @return a builder with the defaults: public Hub, no token, 10 s connect, 30 s request, 30 s read, 4 retries */
+    /**
+     * @return a builder with the defaults: public Hub, no token, 10 s connect, 30 s request, 30 s read, and
+     *         {@link RemotePolicy#DEFAULT} (4 retries)
+     */
     public static Builder builder() {
         return new Builder();
     }
@@ -79,9 +91,7 @@ public final class HttpSettings {
         b.connectTimeout = connectTimeout;
         b.requestTimeout = requestTimeout;
         b.readTimeout = readTimeout;
-        b.maxRetries = maxRetries;
-        b.backoffBase = backoffBase;
-        b.backoffMax = backoffMax;
+        b.policy = policy;
         return b;
     }
 
@@ -116,25 +126,29 @@ public final class HttpSettings {
 
     /** @return how many times a failed request is retried */
     public int maxRetries() {
-        return maxRetries;
+        return policy.maxAttempts() - 1;
     }
 
     /** @return the first backoff step */
     public Duration backoffBase() {
-        return backoffBase;
+        return policy.backoffBase();
     }
 
-    /** @return the longest wait between two attempts, and the longest {@code Retry-After} honoured */
+    /** @return the longest wait between two attempts */
     public Duration backoffMax() {
-        return backoffMax;
+        return policy.backoffMax();
+    }
+
+    /** @return the retries, {@code Retry-After} cap and deadlines of every request */
+    public RemotePolicy remotePolicy() {
+        return policy;
     }
 
     @Override
     public String toString() {
         return "HttpSettings[hubEndpoint=" + hubEndpoint + ", token=" + (token == null ? "none" : "set")
                 + ", connectTimeout=" + connectTimeout + ", requestTimeout=" + requestTimeout
-                + ", readTimeout=" + readTimeout + ", maxRetries=" + maxRetries
-                + ", backoff=" + backoffBase + ".." + backoffMax + "]";
+                + ", readTimeout=" + readTimeout + ", " + policy + "]";
     }
 
     /** Builds {@link HttpSettings}; each setter validates its argument. Not thread-safe. */
@@ -144,9 +158,7 @@ public final class HttpSettings {
         private Duration connectTimeout = Duration.ofSeconds(10);
         private Duration requestTimeout = Duration.ofSeconds(30);
         private Duration readTimeout = Duration.ofSeconds(30);
-        private int maxRetries = 4;
-        private Duration backoffBase = Duration.ofMillis(250);
-        private Duration backoffMax = Duration.ofSeconds(20);
+        private RemotePolicy policy = RemotePolicy.DEFAULT;
 
         private Builder() {
         }
@@ -175,10 +187,17 @@ public final class HttpSettings {
         }
 
         /**
-         * @param token a Hub access token, or {@code null} for none
+         * @param token a Hub access token of visible ASCII characters, or {@code null} for none
          * @return this builder
+         * @throws IllegalArgumentException if the token holds a character not allowed in an HTTP header; the
+         *                                  message does not quote it
          */
         public Builder token(String token) {
+            if (token != null && !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+                // The token is never quoted: a message may reach a log, a terminal or a bug report.
+                throw new IllegalArgumentException("HF_TOKEN contains a character not allowed in an HTTP header"
+                        + " (a control character, a space or a non-ASCII character)");
+            }
             this.token = token == null || token.isBlank() ? null : token;
             return this;
         }
@@ -218,23 +237,27 @@ public final class HttpSettings {
             if (retries < 0 || retries > 10) {
                 throw new IllegalArgumentException("maxRetries must be between 0 and 10: " + retries);
             }
-            this.maxRetries = retries;
+            this.policy = policy.toBuilder().maxAttempts(retries + 1).build();
             return this;
         }
 
         /**
          * @param base the first backoff step, positive
-         * @param max  the longest wait between attempts and the longest {@code Retry-After} honoured, {@code >= base}
+         * @param max  the longest wait between attempts, {@code >= base}
          * @return this builder
          */
         public Builder backoff(Duration base, Duration max) {
-            positive(base, "backoff base");
-            positive(max, "backoff max");
-            if (max.compareTo(base) < 0) {
-                throw new IllegalArgumentException("backoff max " + max + " is below base " + base);
-            }
-            this.backoffBase = base;
-            this.backoffMax = max;
+            this.policy = policy.toBuilder().backoff(base, max).build();
+            return this;
+        }
+
+        /**
+         * @param policy retries, {@code Retry-After} cap, deadlines and time source, replacing what
+         *               {@link #maxRetries} and {@link #backoff} set
+         * @return this builder
+         */
+        public Builder remotePolicy(RemotePolicy policy) {
+            this.policy = Objects.requireNonNull(policy, "policy");
             return this;
         }
 

@@ -1,10 +1,14 @@
 package dev.safetensors.http;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.SourceAccessDeniedException;
 
 import java.io.IOException;
 import java.net.URI;
+import java.net.http.HttpClient;
 import java.util.Locale;
 import java.util.Objects;
 
@@ -15,20 +19,39 @@ import java.util.Objects;
  *
  * <p>The no-argument constructor, used by {@link java.util.ServiceLoader}, reads {@code HF_ENDPOINT} and
  * {@code HF_TOKEN} on first use ({@link HttpSettings#fromEnvironment()}). All sources of one provider share one
- * {@link java.net.http.HttpClient}, created on first use. Opening makes no request. Thread-safe.
+ * {@link HttpClient}: one the provider creates on first use and {@link #close() closes}, or the caller's, which it
+ * never closes. Opening makes no request. Thread-safe.
  */
-public final class HttpSourceProvider implements RandomAccessSourceProvider {
+public final class HttpSourceProvider implements RandomAccessSourceProvider, AutoCloseable {
     private final HttpSettings explicit;
+    private final HttpClient userClient;
     private volatile HttpTransport transport;
 
     /** A provider configured from the environment when it first opens a source. */
     public HttpSourceProvider() {
         this.explicit = null;
+        this.userClient = null;
     }
 
     /** @param settings the endpoint, token, timeouts and retries to use */
     public HttpSourceProvider(HttpSettings settings) {
         this.explicit = Objects.requireNonNull(settings, "settings");
+        this.userClient = null;
+    }
+
+    /**
+     * A provider that sends through the caller's client (its {@code SSLContext}, proxy, executor), which it never
+     * closes. The client must not follow redirects ({@link HttpClient.Redirect#NEVER}, the default): the source
+     * follows them itself and decides hop by hop where a token may go.
+     *
+     * @param settings the endpoint, token, timeouts and retries to use
+     * @param client   the client every source sends through
+     * @throws IllegalArgumentException if the client follows redirects
+     */
+    public HttpSourceProvider(HttpSettings settings, HttpClient client) {
+        this.explicit = Objects.requireNonNull(settings, "settings");
+        this.userClient = Objects.requireNonNull(client, "client");
+        this.transport = new HttpTransport(settings, client);
     }
 
     @Override
@@ -40,12 +63,29 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider {
     /**
      * @param uri an {@code http}, {@code https} or {@code hf} URI of one file
      * @return a source; no request is made until the first read
-     * @throws IOException if the URI is malformed, names a Hub repository rather than a file, carries credentials,
-     *                     or {@code HF_ENDPOINT} is not an http(s) URL
+     * @throws IOException an {@link InvalidLocationException} if the URI is malformed, names a Hub repository rather
+     *                     than a file or carries credentials ({@link ErrorCode#INVALID_SOURCE}), or
+     *                     {@code HF_ENDPOINT} is not an http(s) URL ({@link ErrorCode#INVALID_ENDPOINT}); a
+     *                     {@link SourceAccessDeniedException} if {@code HF_TOKEN} cannot be sent in a header
      */
     @Override
     public RandomAccessSource open(URI uri) throws IOException {
         return HttpSource.open(transport(), uri);
+    }
+
+    /** Closes the client this provider created, if any; a client passed in stays open. Idempotent. */
+    @Override
+    public void close() {
+        HttpTransport t;
+        synchronized (this) {
+            t = transport;
+            if (userClient == null) {
+                transport = null;
+            }
+        }
+        if (t != null && userClient == null) {
+            t.closeClient();
+        }
     }
 
     private HttpTransport transport() throws IOException {
@@ -66,10 +106,18 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider {
         if (explicit != null) {
             return explicit;
         }
+        return environment(System.getenv());
+    }
+
+    /** @return the settings from the environment, with its mistakes as coded failures that quote no token */
+    static HttpSettings environment(java.util.Map<String, String> env) throws IOException {
         try {
-            return HttpSettings.fromEnvironment();
+            return HttpSettings.fromEnvironment(env);
         } catch (IllegalArgumentException e) {
-            throw new IOException("HF_ENDPOINT: " + e.getMessage(), e);
+            if (e.getMessage() != null && e.getMessage().startsWith("HF_TOKEN")) {
+                throw new SourceAccessDeniedException("HF_TOKEN", e.getMessage());
+            }
+            throw new InvalidLocationException(ErrorCode.INVALID_ENDPOINT, "HF_ENDPOINT: " + e.getMessage());
         }
     }
 }

@@ -1,5 +1,9 @@
 package dev.safetensors.http;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.StorageException;
 import dev.safetensors.spi.ContentRange;
 import dev.safetensors.spi.RequestCounter;
 import dev.safetensors.spi.SourceNames;
@@ -12,19 +16,18 @@ import java.net.URISyntaxException;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.time.Duration;
-import java.time.Instant;
+import java.net.http.HttpTimeoutException;
 import java.util.HashSet;
 import java.util.Locale;
-import java.util.Optional;
 import java.util.Set;
 
 /**
  * Makes one logical GET: follows at most {@value #MAX_REDIRECTS} redirects itself (the client is built with
  * {@link HttpClient.Redirect#NEVER}, so every hop is seen and the token decided hop by hop by {@link TokenPolicy}),
- * retries each hop on connection failures, timeouts, 429 and 5xx as {@link RetryPolicy} says, and logs one
- * {@code DEBUG} line per HTTP exchange (method, redacted URL, range, status, declared bytes) and one
- * {@code WARNING} per retry. Redirect loops and chains that are too long fail with an {@link IOException}.
+ * and logs one {@code DEBUG} line per HTTP exchange (method, redacted URL, range, status, declared bytes). It makes
+ * one attempt: {@link dev.safetensors.spi.AbstractRangedSource} retries the whole chain. A connection failure is a
+ * {@link StorageException} with {@link ErrorCode#NETWORK} (or {@link ErrorCode#TIMEOUT}), which is retried; redirect
+ * loops, chains that are too long and malformed redirects are final {@link StorageException}s.
  *
  * <p>Thread-safe: one transport serves every source opened by a provider.
  */
@@ -37,20 +40,41 @@ final class HttpTransport {
     private final HttpClient client;
     private final HttpSettings settings;
     private final TokenPolicy tokens;
-    private final RetryPolicy retries;
 
     HttpTransport(HttpSettings settings) {
-        this.settings = settings;
-        this.client = HttpClient.newBuilder()
+        this(settings, HttpClient.newBuilder()
                 .connectTimeout(settings.connectTimeout())
                 .followRedirects(HttpClient.Redirect.NEVER)
-                .build();
+                .build());
+    }
+
+    /**
+     * @param client a client that does not follow redirects itself: the token is decided hop by hop here
+     * @throws IllegalArgumentException if the client follows redirects
+     */
+    HttpTransport(HttpSettings settings, HttpClient client) {
+        if (client.followRedirects() != HttpClient.Redirect.NEVER) {
+            throw new IllegalArgumentException("the HttpClient must be built with Redirect.NEVER: redirects are"
+                    + " followed by the source, which decides hop by hop where a token may go");
+        }
+        this.settings = settings;
+        this.client = client;
         this.tokens = new TokenPolicy(settings);
-        this.retries = new RetryPolicy(settings);
     }
 
     HttpSettings settings() {
         return settings;
+    }
+
+    /** Closes the client where the JDK can (an {@code HttpClient} is {@link AutoCloseable} from Java 21 on). */
+    void closeClient() {
+        if (client instanceof AutoCloseable closeable) {
+            try {
+                closeable.close();
+            } catch (Exception e) {
+                LOG.log(System.Logger.Level.DEBUG, () -> "closing the HttpClient failed: " + e);
+            }
+        }
     }
 
     /**
@@ -73,21 +97,22 @@ final class HttpTransport {
         for (int redirects = 0; ; redirects++) {
             leftHub |= !tokens.isHub(url);
             HttpRequest request = request(name, url, range, pin, leftHub);
-            Sent sent = sendWithRetries(name, request, range, counter);
+            Sent sent = send(name, request, range, counter);
             HttpResponse<InputStream> response = sent.response();
             commit = commit != null ? commit : response.headers().firstValue("X-Repo-Commit").orElse(null);
             linkedEtag = linkedEtag != null ? linkedEtag : response.headers().firstValue("X-Linked-Etag").orElse(null);
             if (!isRedirect(response.statusCode())) {
-                return new FinalResponse(response, sent.body(), url, sent.attempts(), commit, linkedEtag);
+                return new FinalResponse(response, sent.body(), url, commit, linkedEtag);
             }
             finishRedirectBody(sent.body());
             URI next = location(name, url, response);
             if (redirects == MAX_REDIRECTS) {
-                throw new IOException(name + ": more than " + MAX_REDIRECTS + " redirects, the last one to "
-                        + SourceNames.redact(next));
+                throw new StorageException(ErrorCode.IO_ERROR, name, "more than " + MAX_REDIRECTS
+                        + " redirects, the last one to " + SourceNames.redact(next));
             }
             if (!visited.add(next.toString())) {
-                throw new IOException(name + ": redirect loop: " + SourceNames.redact(next) + " was visited before");
+                throw new StorageException(ErrorCode.IO_ERROR, name, "redirect loop: " + SourceNames.redact(next)
+                        + " was visited before");
             }
             url = next;
         }
@@ -124,7 +149,8 @@ final class HttpTransport {
         try {
             b = HttpRequest.newBuilder(url);
         } catch (IllegalArgumentException e) {
-            throw new IOException(name + ": cannot request " + SourceNames.redact(url), e);
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": cannot request "
+                    + SourceNames.redact(url));
         }
         b.GET().timeout(settings.requestTimeout())
                 .header("User-Agent", USER_AGENT)
@@ -139,61 +165,43 @@ final class HttpTransport {
         if (pin != null && pin.origin().equals(origin)) {
             b.header("If-Match", pin.etag());
         }
-        tokens.authorization(url, leftHub).ifPresent(v -> b.header("Authorization", v));
+        try {
+            tokens.authorization(url, leftHub).ifPresent(v -> b.header("Authorization", v));
+        } catch (IllegalArgumentException e) {
+            // The JDK's message may quote the value: it is dropped, never attached.
+            throw new SourceAccessDeniedException(name, "the token holds a character not allowed in an HTTP header");
+        }
         return b.build();
     }
 
-    private Sent sendWithRetries(String name, HttpRequest request, String range, RequestCounter counter)
-            throws IOException {
+    private Sent send(String name, HttpRequest request, String range, RequestCounter counter) throws IOException {
         String where = "GET " + SourceNames.redact(request.uri());
-        for (int attempt = 1; ; attempt++) {
-            HttpResponse<InputStream> response;
-            counter.exchange();
-            try {
-                // Every body is streamed, so that closing it early aborts the exchange instead of draining it.
-                response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException(name + ": interrupted during " + where);
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.DEBUG, () -> where + " Range: " + range + " -> " + e);
-                if (attempt > retries.maxRetries()) {
-                    throw new IOException(name + ": " + where + " failed after " + attempt + " attempts: " + e, e);
-                }
-                pause(name, where, attempt, retries.delay(attempt, null, Instant.now()).orElseThrow(), e.toString());
-                continue;
-            }
-            InputStream body = new IdleTimeoutInputStream(response.body(), name, settings.readTimeout());
-            int status = response.statusCode();
-            LOG.log(System.Logger.Level.DEBUG, () -> where + " Range: " + range + " -> " + status + ", "
-                    + declaredBytes(response));
-            if (RetryPolicy.isRetryable(status) && attempt <= retries.maxRetries()) {
-                Optional<Duration> wait = retries.delay(attempt,
-                        response.headers().firstValue("Retry-After").orElse(null), Instant.now());
-                if (wait.isPresent()) {
-                    discard(body);
-                    pause(name, where, attempt, wait.get(), "status " + status);
-                    continue;
-                }
-            }
-            return new Sent(response, body, attempt);
-        }
-    }
-
-    /** One hop's answer, its body under the read timeout, and the attempts it took. */
-    private record Sent(HttpResponse<InputStream> response, InputStream body, int attempts) {
-    }
-
-    private static void pause(String name, String where, int attempt, Duration wait, String why)
-            throws InterruptedIOException {
-        LOG.log(System.Logger.Level.WARNING, () -> name + ": " + where + " attempt " + attempt + " failed (" + why
-                + "), retrying in " + wait.toMillis() + " ms");
+        HttpResponse<InputStream> response;
+        counter.exchange();
         try {
-            Thread.sleep(Math.max(1, wait.toMillis()));
+            // Every body is streamed, so that closing it early aborts the exchange instead of draining it.
+            response = client.send(request, HttpResponse.BodyHandlers.ofInputStream());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new InterruptedIOException(name + ": interrupted while waiting to retry " + where);
+            throw new InterruptedIOException(name + ": interrupted during " + where);
+        } catch (HttpTimeoutException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> where + " Range: " + range + " -> " + e);
+            throw new StorageException(ErrorCode.TIMEOUT, name, where + " timed out: "
+                    + SourceNames.clip(String.valueOf(e.getMessage())), e);
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.DEBUG, () -> where + " Range: " + range + " -> " + e);
+            throw new StorageException(ErrorCode.NETWORK, name, where + " failed: "
+                    + SourceNames.clip(String.valueOf(e)), e);
         }
+        InputStream body = new IdleTimeoutInputStream(response.body(), name, settings.readTimeout());
+        int status = response.statusCode();
+        LOG.log(System.Logger.Level.DEBUG, () -> where + " Range: " + range + " -> " + status + ", "
+                + declaredBytes(response));
+        return new Sent(response, body);
+    }
+
+    /** One hop's answer and its body under the read timeout. */
+    private record Sent(HttpResponse<InputStream> response, InputStream body) {
     }
 
     /** The body length the answer announces: its verified-to-be range, else its Content-Length. */
@@ -211,19 +219,19 @@ final class HttpTransport {
     private static URI location(String name, URI url, HttpResponse<?> response) throws IOException {
         String where = "GET " + SourceNames.redact(url) + " answered " + response.statusCode();
         String value = response.headers().firstValue("Location")
-                .orElseThrow(() -> new IOException(name + ": " + where + " without a Location"));
+                .orElseThrow(() -> new StorageException(ErrorCode.IO_ERROR, name, where + " without a Location"));
         URI next;
         try {
             next = url.resolve(new URI(value.trim()));
         } catch (URISyntaxException e) {
-            throw new IOException(name + ": " + where + " with a malformed Location");
+            throw new StorageException(ErrorCode.IO_ERROR, name, where + " with a malformed Location");
         }
         String scheme = next.getScheme() == null ? "" : next.getScheme().toLowerCase(Locale.ROOT);
         if (!(scheme.equals("https") || scheme.equals("http")) || next.getHost() == null) {
-            throw new IOException(name + ": " + where + " redirecting to an unsupported location");
+            throw new StorageException(ErrorCode.IO_ERROR, name, where + " redirecting to an unsupported location");
         }
         if (Origin.of(url).isSecure() && scheme.equals("http")) {
-            throw new IOException(name + ": " + where + " redirecting from https to plain http: "
+            throw new StorageException(ErrorCode.IO_ERROR, name, where + " redirecting from https to plain http: "
                     + SourceNames.redact(next));
         }
         return next;

@@ -1,9 +1,11 @@
 package dev.safetensors.http;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.StorageException;
+
 import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
-import java.net.http.HttpTimeoutException;
 import java.time.Duration;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
@@ -13,7 +15,7 @@ import java.util.concurrent.TimeUnit;
  * A response body whose blocked reads give up after the read timeout. {@code java.net.http}'s request timeout ends
  * when the status and headers arrive, and a body stream's {@code read} then waits as long as the server stalls. Here
  * a watchdog closes the body once a read has waited longer than the timeout; closing wakes the blocked read, which
- * then throws {@link HttpTimeoutException} naming the source. Only time spent blocked in {@code read} counts: a
+ * then throws a {@link StorageException} with {@link ErrorCode#TIMEOUT} naming the source. Only time spent blocked in {@code read} counts: a
  * caller that pauses between reads is not timed out.
  *
  * <p>The watchdog is one task at a time per stream, on one daemon thread shared by all streams: armed by a read that
@@ -151,8 +153,8 @@ final class IdleTimeoutInputStream extends FilterInputStream {
         }
     }
 
-    private HttpTimeoutException timeout() {
-        return new HttpTimeoutException(name + ": no body bytes arrived for " + Duration.ofNanos(timeoutNanos).toMillis()
-                + " ms; gave up on the response");
+    private StorageException timeout() {
+        return new StorageException(ErrorCode.TIMEOUT, name, "no body bytes arrived for "
+                + Duration.ofNanos(timeoutNanos).toMillis() + " ms; gave up on the response");
     }
 }

@@ -1,5 +1,7 @@
 package dev.safetensors.http;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSourceProvider;
 import org.junit.jupiter.api.Test;
 
@@ -8,6 +10,7 @@ import java.net.URI;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -57,8 +60,37 @@ class HttpSourceProviderTest {
 
     @Test
     void credentialsInTheUrlAreRefusedWithoutBeingEchoed() {
-        IOException e = assertThrows(IOException.class,
+        InvalidLocationException e = assertThrows(InvalidLocationException.class,
                 () -> provider.open(URI.create("https://user:pa55@example.com/m.safetensors")));
+        assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertFalse(e.getMessage().contains("pa55"), e.getMessage());
+    }
+
+    @Test
+    void aPortOutOfRangeIsAnInvalidSource() {
+        InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                () -> provider.open(URI.create("http://example.com:99999/m.safetensors")));
+        assertEquals(ErrorCode.INVALID_SOURCE, e.code());
+        assertTrue(e.getMessage().contains("port"), e.getMessage());
+    }
+
+    @Test
+    void aTokenWithAControlCharacterIsRefusedWithoutBeingEchoed() {
+        IOException e = assertThrows(IOException.class, () -> HttpSourceProvider.environment(
+                Map.of("HF_TOKEN", "hf_s3cr3t\u0007tail")));
+        assertEquals(ErrorCode.ACCESS_DENIED, ErrorCode.of(e));
+        assertTrue(e.getMessage().contains("HF_TOKEN contains a character not allowed in an HTTP header"),
+                e.getMessage());
+        assertFalse(e.getMessage().contains("s3cr3t"), e.getMessage());
+        assertFalse(e.getMessage().contains("tail"), e.getMessage());
+    }
+
+    @Test
+    void aMalformedHubEndpointIsAnInvalidEndpoint() {
+        for (String endpoint : new String[] {"ht tp://hub", "ftp://hub.example", "https://", "not a url"}) {
+            InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                    () -> HttpSourceProvider.environment(Map.of("HF_ENDPOINT", endpoint)), endpoint);
+            assertEquals(ErrorCode.INVALID_ENDPOINT, e.code(), endpoint);
+        }
     }
 }

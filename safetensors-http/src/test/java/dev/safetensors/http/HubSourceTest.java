@@ -1,9 +1,12 @@
 package dev.safetensors.http;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceStatistics;
+import dev.safetensors.StorageException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -225,7 +228,8 @@ class HubSourceTest {
             s.read(0, ByteBuffer.allocate(10));
             HUB.cdn.stubFor(get(urlPathEqualTo(HUB.cdnRequests().get(0).getUrl().split("\\?")[0]))
                     .willReturn(aResponse().withStatus(400)));
-            IOException e = assertThrows(IOException.class, () -> s.read(10, ByteBuffer.allocate(10)));
+            StorageException e = assertThrows(StorageException.class, () -> s.read(10, ByteBuffer.allocate(10)));
+            assertEquals(ErrorCode.IO_ERROR, e.code());
             assertTrue(e.getMessage().contains("answered 400"), e.getMessage());
             assertFalse(e.getMessage().contains(FakeHub.SIGNATURE), e.getMessage());
             assertFalse(e.getMessage().contains(FakeHub.TOKEN), e.getMessage());
@@ -235,7 +239,9 @@ class HubSourceTest {
 
     @Test
     void aRepositoryReferenceIsNotAFile() {
-        IOException e = assertThrows(IOException.class, () -> provider.open(URI.create("hf://acme/repo@main")));
+        InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                () -> provider.open(URI.create("hf://acme/repo@main")));
+        assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertTrue(e.getMessage().contains("HubRepository"), e.getMessage());
         assertTrue(HUB.hubRequests().isEmpty(), "opening makes no request");
     }

@@ -3,9 +3,11 @@ package dev.safetensors.http;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
+import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SourceStatistics;
+import dev.safetensors.StorageException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -22,6 +24,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -122,9 +125,32 @@ class RangeFailureTest {
     }
 
     @Test
+    void aServerWithoutRangesServesAnObjectSmallerThanTheRead() throws Exception {
+        byte[] object = new byte[100];
+        new java.util.Random(1).nextBytes(object);
+        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(object))) {
+            ByteBuffer prefix = ByteBuffer.allocate(128 * 1024);
+            assertEquals(100, s.read(0, prefix), "the whole object is exactly the bytes asked for");
+            assertArrayEquals(object, java.util.Arrays.copyOf(prefix.array(), 100));
+            assertEquals(100, s.size());
+            assertEquals(-1, s.read(100, ByteBuffer.allocate(8)));
+        }
+    }
+
+    @Test
+    void aServerWithoutRangesIsRefusedWhenTheObjectIsLongerThanTheRead() throws Exception {
+        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(new byte[100]))) {
+            assertTrue(rangeFailure(s, 0, 50).contains("status 200"));
+            assertEquals(0, s.statistics().bytesRead(), "not one byte of the body is taken");
+        }
+    }
+
+    @Test
     void aShortBodyIsRejected() throws Exception {
         try (RandomAccessSource s = answering(partial("bytes 0-99/1000", 50))) {
-            assertTrue(rangeFailure(s, 0, 100).contains("ended after 50 of 100"));
+            StorageException e = assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(100)));
+            assertEquals(ErrorCode.TRUNCATED, e.code());
+            assertTrue(e.getMessage().contains("body ended after 50 of 100 promised bytes"), e.getMessage());
         }
     }
 
@@ -157,17 +183,17 @@ class RangeFailureTest {
     @Test
     void unsatisfiableInsideTheObjectIsAClearError() throws Exception {
         try (RandomAccessSource s = answering(aResponse().withStatus(416).withHeader("Content-Range", "bytes */1000"))) {
-            IOException e = assertThrows(IOException.class, () -> s.read(10, ByteBuffer.allocate(10)));
-            assertTrue(e.getMessage().contains("416 Range Not Satisfiable to Range: bytes=10-19 although the object "
+            RangeNotHonouredException e = assertThrows(RangeNotHonouredException.class,
+                    () -> s.read(10, ByteBuffer.allocate(10)));
+            assertTrue(e.getMessage().contains("416 Range Not Satisfiable to bytes 10-19 although the object "
                     + "has 1000 bytes"), e.getMessage());
         }
     }
 
     @Test
-    void unsatisfiableWithoutASizeIsAClearError() throws Exception {
+    void unsatisfiableWithoutASizeIsTheEndOfTheObject() throws Exception {
         try (RandomAccessSource s = answering(aResponse().withStatus(416))) {
-            IOException e = assertThrows(IOException.class, () -> s.read(10, ByteBuffer.allocate(10)));
-            assertTrue(e.getMessage().contains("416 Range Not Satisfiable"), e.getMessage());
+            assertEquals(-1, s.read(10, ByteBuffer.allocate(10)), "416: the read starts at or past the end");
         }
     }
 
@@ -186,6 +212,7 @@ class RangeFailureTest {
     void aClosedSourceRefusesReads() throws Exception {
         RandomAccessSource s = answering(partial("bytes 0-9/10", 10));
         s.close();
-        assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+        StorageException e = assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(10)));
+        assertEquals(ErrorCode.IO_ERROR, e.code());
     }
 }

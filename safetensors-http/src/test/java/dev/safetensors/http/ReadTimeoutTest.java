@@ -1,12 +1,13 @@
 package dev.safetensors.http;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
+import dev.safetensors.StorageException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.file.NoSuchFileException;
@@ -48,8 +49,9 @@ class ReadTimeoutTest {
     @Test
     void aBodyThatStallsMidwayTimesOutNamingTheSource() throws Exception {
         try (RandomAccessSource s = provider.open(server.url("/stall-206"))) {
-            HttpTimeoutException e = assertTimeoutPreemptively(LIMIT,
-                    () -> assertThrows(HttpTimeoutException.class, () -> s.read(0, ByteBuffer.allocate(100))));
+            StorageException e = assertTimeoutPreemptively(LIMIT,
+                    () -> assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(100))));
+            assertEquals(ErrorCode.TIMEOUT, e.code());
             assertTrue(e.getMessage().startsWith(server.url("/stall-206") + ": no body bytes arrived for 200 ms"),
                     e.getMessage());
             assertEquals(10, s.statistics().bytesRead(), "the bytes that did arrive are counted");

@@ -1,12 +1,18 @@
 package dev.safetensors.s3;
 
+import software.amazon.awssdk.awscore.retry.AwsRetryStrategy;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
 import software.amazon.awssdk.core.checksums.ResponseChecksumValidation;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
+import software.amazon.awssdk.profiles.ProfileFile;
+import software.amazon.awssdk.profiles.ProfileProperty;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 import java.net.URI;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
 
 /**
  * How to build the {@link S3Client} this backend uses when the caller does not bring one. Immutable.
@@ -16,18 +22,33 @@ import java.net.URI;
  * container and instance roles), and the endpoint ({@code AWS_ENDPOINT_URL_S3}, {@code AWS_ENDPOINT_URL},
  * {@code endpoint_url} in a profile). So pointing at MinIO or another compatible store usually needs no code.
  *
- * <p>The client always uses the JDK's {@code HttpURLConnection} transport (a closed body is not drained) and
- * computes request and response checksums only when an operation requires them: a ranged GET cannot be checked
- * against a whole-object checksum.
+ * <h2>Addressing</h2>
+ * With {@code pathStyle} {@code null} (the default) the addressing follows the endpoint: a custom endpoint (set here,
+ * or by {@code AWS_ENDPOINT_URL_S3}, {@code AWS_ENDPOINT_URL}, the {@code aws.endpointUrlS3} and
+ * {@code aws.endpointUrl} properties, or the profile's {@code endpoint_url}) is an S3-compatible store, addressed
+ * path-style ({@code endpoint/bucket/key}), because a store reached as {@code localhost} or by an internal name has
+ * no {@code bucket.host} DNS entries; AWS itself stays virtual-hosted ({@code bucket.endpoint/key}). One switch
+ * overrides either way: {@code pathStyle} {@code true} or {@code false} here, or, when it is {@code null}, the
+ * environment variable {@code SAFETENSORS_S3_PATH_STYLE=true|false}.
+ *
+ * <h2>Transport</h2>
+ * The client always uses the JDK's {@code HttpURLConnection} transport (a body read to its end returns its
+ * connection to the keep-alive pool; an aborted one is dropped, never drained), computes request and response
+ * checksums only when an operation requires them (a ranged GET cannot be checked against a whole-object checksum),
+ * and does not retry by itself: {@link S3Source} retries as its {@link dev.safetensors.spi.RemotePolicy} says, so
+ * the SDK never waits on a server's {@code Retry-After}.
  *
  * @param endpoint  the endpoint to use instead of the one the SDK resolves, such as {@code http://127.0.0.1:9000},
  *                  or {@code null}
- * @param pathStyle whether to address buckets as {@code endpoint/bucket/key} rather than {@code bucket.endpoint/key},
- *                  as many compatible stores need
+ * @param pathStyle {@code true} for {@code endpoint/bucket/key}, {@code false} for {@code bucket.endpoint/key},
+ *                  {@code null} to decide from the endpoint as described above
  */
-public record S3ClientOptions(URI endpoint, boolean pathStyle) {
-    /** The SDK's configuration chain alone: no endpoint override, virtual-hosted addressing. */
-    public static final S3ClientOptions DEFAULT = new S3ClientOptions(null, false);
+public record S3ClientOptions(URI endpoint, Boolean pathStyle) {
+    /** The SDK's configuration chain alone: no endpoint override, addressing decided from the endpoint. */
+    public static final S3ClientOptions DEFAULT = new S3ClientOptions(null, null);
+
+    /** The environment variable that decides the addressing when {@code pathStyle} is {@code null}. */
+    public static final String PATH_STYLE_VARIABLE = "SAFETENSORS_S3_PATH_STYLE";
 
     /**
      * @param endpoint the endpoint override, or {@code null} for the SDK's own
@@ -38,16 +59,16 @@ public record S3ClientOptions(URI endpoint, boolean pathStyle) {
     }
 
     /**
-     * @param pathStyle whether to use path-style addressing
+     * @param pathStyle whether to use path-style addressing, or {@code null} to decide from the endpoint
      * @return these options with that addressing
      */
-    public S3ClientOptions withPathStyle(boolean pathStyle) {
+    public S3ClientOptions withPathStyle(Boolean pathStyle) {
         return new S3ClientOptions(endpoint, pathStyle);
     }
 
     /**
      * A client builder set up with these options, for callers who want to add their own settings (credentials,
-     * region, retry policy) before building.
+     * region) before building.
      *
      * @return a new builder
      */
@@ -56,7 +77,8 @@ public record S3ClientOptions(URI endpoint, boolean pathStyle) {
                 .httpClientBuilder(UrlConnectionHttpClient.builder())
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .forcePathStyle(pathStyle);
+                .overrideConfiguration(c -> c.retryStrategy(AwsRetryStrategy.doNotRetry()))
+                .forcePathStyle(resolvePathStyle(System.getenv(), System.getProperties()::getProperty));
         if (endpoint != null) {
             builder.endpointOverride(endpoint);
         }
@@ -69,5 +91,46 @@ public record S3ClientOptions(URI endpoint, boolean pathStyle) {
      */
     public S3Client buildClient() {
         return clientBuilder().build();
+    }
+
+    /**
+     * @param env        the environment
+     * @param properties the system properties
+     * @return the addressing to use: the explicit choice, else {@value #PATH_STYLE_VARIABLE}, else path-style exactly
+     *         when a custom endpoint is configured
+     */
+    boolean resolvePathStyle(Map<String, String> env, java.util.function.UnaryOperator<String> properties) {
+        if (pathStyle != null) {
+            return pathStyle;
+        }
+        String forced = env.get(PATH_STYLE_VARIABLE);
+        if (forced != null && !forced.isBlank()) {
+            return Boolean.parseBoolean(forced.trim());
+        }
+        return endpoint != null || configuredEndpoint(env, properties).isPresent();
+    }
+
+    /** The endpoint the SDK will use instead of AWS's, by the SDK's own precedence. */
+    private static Optional<String> configuredEndpoint(Map<String, String> env,
+                                                       java.util.function.UnaryOperator<String> properties) {
+        String ignore = env.get("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS");
+        if (ignore != null && ignore.trim().toLowerCase(Locale.ROOT).equals("true")) {
+            return Optional.empty();
+        }
+        for (String value : new String[] {properties.apply("aws.endpointUrlS3"), env.get("AWS_ENDPOINT_URL_S3"),
+                properties.apply("aws.endpointUrl"), env.get("AWS_ENDPOINT_URL")}) {
+            if (value != null && !value.isBlank()) {
+                return Optional.of(value);
+            }
+        }
+        try {
+            String profile = Optional.ofNullable(properties.apply("aws.profile"))
+                    .or(() -> Optional.ofNullable(env.get("AWS_PROFILE"))).orElse("default");
+            return ProfileFile.defaultProfileFile().profile(profile)
+                    .flatMap(p -> p.property(ProfileProperty.ENDPOINT_URL));
+        } catch (RuntimeException e) {
+            // An unreadable profile file is the SDK's to report when it builds the client; addressing stays AWS's.
+            return Optional.empty();
+        }
     }
 }

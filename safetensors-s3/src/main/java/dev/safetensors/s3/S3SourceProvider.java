@@ -1,12 +1,15 @@
 package dev.safetensors.s3;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.StorageException;
+import dev.safetensors.spi.RemotePolicy;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.IOException;
-import java.net.MalformedURLException;
 import java.net.URI;
 import java.util.Objects;
 
@@ -15,12 +18,14 @@ import java.util.Objects;
  *
  * <p>The no-argument constructor (the one {@link java.util.ServiceLoader} uses) builds one client with
  * {@link S3ClientOptions#DEFAULT}, that is from the SDK's configuration chain, when the first source is opened,
- * and shares it between all the sources it opens for as long as the provider lives. Tools that take an endpoint or
+ * and shares it between all the sources it opens; {@link #close()} closes it. Tools that take an endpoint or
  * path-style addressing from their users pass {@link S3ClientOptions}; programs that manage their own client pass
- * it. Thread-safe.
+ * it, and it is never closed here. Thread-safe.
  */
-public final class S3SourceProvider implements RandomAccessSourceProvider {
+public final class S3SourceProvider implements RandomAccessSourceProvider, AutoCloseable {
     private final S3ClientOptions options;
+    private final RemotePolicy policy;
+    private final boolean ownsClient;
     private S3Client client;
 
     /** A provider whose client comes from the SDK's configuration chain alone. */
@@ -30,13 +35,33 @@ public final class S3SourceProvider implements RandomAccessSourceProvider {
 
     /** @param options how to build the client, on the first {@link #open} */
     public S3SourceProvider(S3ClientOptions options) {
+        this(options, RemotePolicy.DEFAULT);
+    }
+
+    /**
+     * @param options how to build the client, on the first {@link #open}
+     * @param policy  retries and deadlines of every source
+     */
+    public S3SourceProvider(S3ClientOptions options, RemotePolicy policy) {
         this.options = Objects.requireNonNull(options, "options");
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.ownsClient = true;
     }
 
     /** @param client the client every source uses; the caller closes it when done with the sources */
     public S3SourceProvider(S3Client client) {
+        this(client, RemotePolicy.DEFAULT);
+    }
+
+    /**
+     * @param client the client every source uses; the caller closes it when done with the sources
+     * @param policy retries and deadlines of every source
+     */
+    public S3SourceProvider(S3Client client, RemotePolicy policy) {
         this.options = null;
+        this.policy = Objects.requireNonNull(policy, "policy");
         this.client = Objects.requireNonNull(client, "client");
+        this.ownsClient = false;
     }
 
     @Override
@@ -45,9 +70,10 @@ public final class S3SourceProvider implements RandomAccessSourceProvider {
     }
 
     /**
-     * @throws IOException a {@link MalformedURLException} if the URI is not an {@code s3://bucket/key} URI; an
-     *                     {@code IOException} if no client can be configured (for example because no region is set);
-     *                     the object itself is first read on the first request
+     * @throws IOException an {@link InvalidLocationException} ({@link ErrorCode#INVALID_SOURCE}) if the URI is not an
+     *                     {@code s3://bucket/key} URI; a {@link StorageException} if no client can be configured
+     *                     (for example because no region is set); the object itself is first read on the first
+     *                     request
      */
     @Override
     public RandomAccessSource open(URI uri) throws IOException {
@@ -55,11 +81,18 @@ public final class S3SourceProvider implements RandomAccessSourceProvider {
         try {
             location = S3Location.parse(uri);
         } catch (IllegalArgumentException e) {
-            MalformedURLException malformed = new MalformedURLException(e.getMessage());
-            malformed.initCause(e);
-            throw malformed;
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, e.getMessage());
         }
-        return S3Source.open(client(), location);
+        return S3Source.open(client(), location, policy);
+    }
+
+    /** Closes the client this provider built, if any; a client passed in stays open. Idempotent. */
+    @Override
+    public synchronized void close() {
+        if (ownsClient && client != null) {
+            client.close();
+            client = null;
+        }
     }
 
     private synchronized S3Client client() throws IOException {
@@ -67,8 +100,8 @@ public final class S3SourceProvider implements RandomAccessSourceProvider {
             try {
                 client = options.buildClient();
             } catch (SdkException e) {
-                throw new IOException("cannot configure the S3 client (set AWS_REGION or a profile region): "
-                        + e.getMessage(), e);
+                throw new StorageException(ErrorCode.IO_ERROR, "s3",
+                        "cannot configure the S3 client (set AWS_REGION or a profile region): " + e.getMessage(), e);
             }
         }
         return client;

@@ -1,74 +1,85 @@
 package dev.safetensors.s3;
 
-import dev.safetensors.SourceChangedException;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.StorageException;
 import dev.safetensors.spi.SourceNames;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
-import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.exception.AbortedException;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
+import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
+import software.amazon.awssdk.http.SdkHttpResponse;
 
-import java.io.EOFException;
 import java.io.IOException;
-import java.nio.file.AccessDeniedException;
-import java.nio.file.NoSuchFileException;
+import java.io.InputStream;
+import java.io.InterruptedIOException;
+import java.io.UncheckedIOException;
 
 /**
- * Turns the SDK's unchecked exceptions into the checked I/O errors callers of a source expect. The messages name
- * the object and the S3 error code; they never carry credentials or signatures (the SDK exception stays attached
- * as the cause, and its message holds only status, code and request ids).
+ * Turns what the SDK throws into what {@link dev.safetensors.spi.AbstractRangedSource} understands: an error answer
+ * ({@link SdkServiceException}) becomes an {@link S3Answer} with its status, headers and S3 error code, so the shared
+ * layer maps statuses for every backend alike; a failure before any answer ({@link SdkClientException}) becomes a
+ * retryable {@link StorageException} ({@link ErrorCode#NETWORK}, {@link ErrorCode#TIMEOUT}) when the network is to
+ * blame, and a final one otherwise (no region, no credentials). Messages name the object, never credentials or
+ * signatures.
  */
 final class SdkFailureTranslator {
-    private final String name;
-
-    /** @param name the object's {@code s3://bucket/key} name */
-    SdkFailureTranslator(String name) {
-        this.name = name;
+    private SdkFailureTranslator() {
     }
 
-    /**
-     * @param request what was asked, such as {@code GET bytes=0-131071}, for the message
-     * @param failure what the SDK threw
-     * @return the I/O error to throw
-     */
-    IOException translate(String request, SdkException failure) {
-        if (!(failure instanceof SdkServiceException)) {
-            return new IOException(name + ": " + request + " failed: " + SourceNames.clip(
-                    String.valueOf(failure.getMessage())), failure);
+    /** @return the error answer as an answer without a body */
+    static S3Answer answer(SdkServiceException failure) {
+        SdkHttpResponse http = failure instanceof AwsServiceException aws && aws.awsErrorDetails() != null
+                ? aws.awsErrorDetails().sdkHttpResponse() : null;
+        String code = errorCode(failure);
+        return new S3Answer(failure.statusCode(), name -> http == null ? null
+                : http.firstMatchingHeader(name).orElse(null), InputStream.nullInputStream(), () -> { }, code,
+                failure.requestId());
+    }
+
+    /** @return the failure to throw for a request that got no answer */
+    static IOException noAnswer(String name, String request, SdkClientException failure) {
+        String said = SourceNames.clip(String.valueOf(failure.getMessage()));
+        if (failure instanceof AbortedException || Thread.currentThread().isInterrupted()) {
+            InterruptedIOException interrupted = new InterruptedIOException(name + ": " + request + " interrupted");
+            interrupted.initCause(failure);
+            return interrupted;
         }
-        SdkServiceException service = (SdkServiceException) failure;
-        int status = service.statusCode();
-        String code = errorCode(service);
-        IOException translated;
-        if (status == 404 || code.equals("NoSuchKey") || code.equals("NoSuchBucket") || code.equals("NoSuchVersion")) {
-            translated = new NoSuchFileException(name, null, "no such S3 object (" + describe(status, code) + ")");
-        } else if (status == 403) {
-            translated = new AccessDeniedException(name, null, "S3 denied access (" + describe(status, code)
-                    + "); check the credentials, the bucket policy and the region");
-        } else if (status == 412) {
-            return new SourceChangedException(name, "the object changed since it was first read: " + request
-                    + " no longer matches the pinned ETag (" + describe(status, code) + ")", failure);
-        } else if (status == 416) {
-            translated = new EOFException(name + ": " + request + " starts at or past the end of the object ("
-                    + describe(status, code) + ")");
-        } else {
-            return new IOException(name + ": " + request + " failed (" + describe(status, code) + ", request id "
-                    + service.requestId() + ")", failure);
+        if (failure instanceof ApiCallTimeoutException || failure instanceof ApiCallAttemptTimeoutException
+                || causedBy(failure, java.net.SocketTimeoutException.class)) {
+            return new StorageException(ErrorCode.TIMEOUT, name, request + " timed out: " + said, failure);
         }
-        translated.initCause(failure);
-        return translated;
+        if (causedBy(failure, IOException.class) || causedBy(failure, UncheckedIOException.class)) {
+            return new StorageException(ErrorCode.NETWORK, name, request + " failed: " + said, failure);
+        }
+        if (said.toLowerCase(java.util.Locale.ROOT).contains("credentials")) {
+            SourceAccessDeniedException denied = new SourceAccessDeniedException(name, request
+                    + ": no usable AWS credentials: " + said);
+            denied.initCause(failure);
+            return denied;
+        }
+        return new StorageException(ErrorCode.IO_ERROR, name, request + " could not be sent: " + said, failure);
+    }
+
+    private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
+        for (Throwable t = failure.getCause(); t != null; t = t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static String errorCode(SdkServiceException failure) {
-        if (failure instanceof AwsServiceException) {
-            AwsErrorDetails details = ((AwsServiceException) failure).awsErrorDetails();
+        if (failure instanceof AwsServiceException aws) {
+            AwsErrorDetails details = aws.awsErrorDetails();
             if (details != null && details.errorCode() != null) {
                 return details.errorCode();
             }
         }
         return "";
-    }
-
-    private static String describe(int status, String code) {
-        return "status " + status + (code.isEmpty() ? "" : " " + SourceNames.clip(code));
     }
 }

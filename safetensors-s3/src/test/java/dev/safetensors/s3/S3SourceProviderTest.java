@@ -1,10 +1,11 @@
 package dev.safetensors.s3;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.ServiceLoader;
@@ -35,8 +36,15 @@ class S3SourceProviderTest {
     }
 
     @Test
-    void aMalformedUriIsAnIoException() {
-        assertThrows(IOException.class, () -> new S3SourceProvider().open(URI.create("s3://bucket-only")));
+    void aMalformedUriIsAnInvalidSource() throws Exception {
+        try (S3SourceProvider provider = new S3SourceProvider()) {
+            for (String uri : new String[] {"s3://bucket-only", "s3://bucket/", "s3://user@bucket/k",
+                    "s3://bucket/k?other=1"}) {
+                InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                        () -> provider.open(URI.create(uri)), uri);
+                assertEquals(ErrorCode.INVALID_SOURCE, e.code(), uri);
+            }
+        }
     }
 
     @Test

@@ -2,6 +2,8 @@ package dev.safetensors.s3;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
+import dev.safetensors.spi.RemotePolicy;
+import dev.safetensors.testing.ManualTime;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -26,6 +28,7 @@ final class WireMockS3 implements AutoCloseable {
 
     final WireMockServer server;
     final S3Client client;
+    final ManualTime time = new ManualTime();
     private final S3ObjectsTransformer objects = new S3ObjectsTransformer();
 
     WireMockS3() {
@@ -52,7 +55,7 @@ final class WireMockS3 implements AutoCloseable {
     }
 
     S3Source open(String key) {
-        return S3Source.open(client, new S3Location(BUCKET, key, null));
+        return S3Source.open(client, new S3Location(BUCKET, key, null), RemotePolicy.builder().time(time).build());
     }
 
     /** @return the requests the server received, oldest first */
