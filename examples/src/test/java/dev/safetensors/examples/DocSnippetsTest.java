@@ -69,7 +69,10 @@ class DocSnippetsTest {
         List<Path> files = new ArrayList<>();
         files.add(ROOT.resolve("README.md"));
         try (Stream<Path> docs = Files.list(ROOT.resolve("docs"))) {
-            docs.filter(p -> p.toString().endsWith(".md")).sorted().forEach(files::add);
+            // docs/spark.md is left to safetensors-spark, the one module with Spark on its class path: its Java example
+            // runs there as CatalogueExampleTest
+            docs.filter(p -> p.toString().endsWith(".md") && !p.getFileName().toString().equals("spark.md"))
+                    .sorted().forEach(files::add);
         }
         List<Snippet> all = new ArrayList<>();
         for (Path file : files) {
