@@ -24,10 +24,11 @@ final class S3Settings {
 
     /**
      * @param endpoint  the endpoint override, or {@code null}
-     * @param pathStyle whether to use path-style addressing
+     * @param pathStyle whether {@code --s3-path-style} was given; without it the backend decides (path-style for a
+     *                  custom endpoint, virtual-hosted for AWS)
      * @return a provider whose client is built with these settings
      */
     static RandomAccessSourceProvider provider(URI endpoint, boolean pathStyle) {
-        return new S3SourceProvider(new S3ClientOptions(endpoint, pathStyle));
+        return new S3SourceProvider(new S3ClientOptions(endpoint, pathStyle ? Boolean.TRUE : null));
     }
 }
