@@ -180,17 +180,6 @@ record HubPath(RepoType type, String namespace, String name, String path, String
                 + encode(revision, false) + "/" + encode(path, true));
     }
 
-    /**
-     * @param endpoint  the Hub endpoint, without a trailing slash
-     * @param recursive whether to list subfolders too
-     * @return {@code ENDPOINT/api/{models|datasets|spaces}/NAMESPACE/REPO/tree/REVISION[/PATH]?recursive=...}
-     */
-    URI treeUrl(URI endpoint, boolean recursive) {
-        return URI.create(endpoint + "/api/" + type.plural + "/" + namespace + "/" + name + "/tree/"
-                + encode(revision, false) + (path.isEmpty() ? "" : "/" + encode(path, true))
-                + "?recursive=" + recursive);
-    }
-
     /** @return this reference as an {@code hf://} URI that {@link #parse} reads back to an equal value */
     URI toUri() {
         String p = path.isEmpty() ? "" : "/" + encode(path, true);
