@@ -10,7 +10,6 @@ import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -204,23 +203,17 @@ public final class CheckpointFiles {
 
     /**
      * The location of a file beside another. Shard names were checked by the index parser to be plain file names;
-     * they are percent-encoded here so that {@code ?}, {@code #} or {@code :} stay part of the name. An
+     * they are percent-encoded here so that {@code ?}, {@code #}, {@code :} or {@code @} stay part of the name. An
      * {@code hf://} index read without a revision in its location gets its shards pinned to the commit it was read
      * at ({@code hf://NS/REPO@COMMIT/...}), so a branch that moves meanwhile cannot mix two commits.
      */
-    static String sibling(String location, String fileName, String revision) throws IOException {
+    static String sibling(String location, String fileName, String revision) {
         URI uri = Sources.asUri(location);
         if (uri == null) {
             Path parent = Path.of(location).getParent();
             return parent == null ? fileName : parent.resolve(fileName).toString();
         }
-        String segment;
-        try {
-            segment = new URI(null, null, fileName, null).getRawPath().replace(":", "%3A");
-        } catch (URISyntaxException e) {
-            throw new IOException(location + ": cannot name shard " + SourceNames.clip(fileName), e);
-        }
-        URI resolved = uri.resolve(segment);
+        URI resolved = uri.resolve(URLEncoding.segment(fileName));
         if (revision != null && uri.getScheme().toLowerCase(Locale.ROOT).equals("hf")) {
             return pinHub(resolved, revision);
         }
