@@ -75,12 +75,29 @@ public final class CheckpointFiles {
      *                     whatever reading the index or listing the repository throws
      */
     public static CheckpointFiles locate(String location, String folder) throws IOException {
-        Optional<RepositoryListing> listing = listing(location);
+        return locate(location, folder, null);
+    }
+
+    /**
+     * As {@link #locate(String, String)}, with remote locations opened and listed by the given provider, such as
+     * one configured with other client settings than the installed providers'.
+     *
+     * @param location a file, an index, or a repository
+     * @param folder   for a repository, the folder of the checkpoint to pick, or {@code null}
+     * @param storage  opens and lists every URI location (it is asked whether it {@linkplain
+     *                 RandomAccessSourceProvider#supports supports} each); {@code null} for the installed providers.
+     *                 Local paths are always opened as local files
+     * @return its files
+     * @throws IOException as {@link #locate(String, String)}
+     */
+    public static CheckpointFiles locate(String location, String folder, RandomAccessSourceProvider storage)
+            throws IOException {
+        Optional<RepositoryListing> listing = listing(location, storage);
         if (listing.isEmpty()) {
-            return ofFile(location, location, "", null, Map.of(), SourceStatistics.NONE);
+            return ofFile(location, location, "", null, Map.of(), SourceStatistics.NONE, storage);
         }
         RepositoryListing l = listing.get();
-        return ofRepository(location, l, choose(location, l, folder));
+        return ofRepository(location, l, choose(location, l, folder), storage);
     }
 
     /**
@@ -89,9 +106,21 @@ public final class CheckpointFiles {
      * @throws IOException if nothing can be found there, an index is invalid, or a request fails
      */
     public static List<CheckpointFiles> locateAll(String location) throws IOException {
-        Optional<RepositoryListing> listing = listing(location);
+        return locateAll(location, null);
+    }
+
+    /**
+     * @param location a file, an index, or a repository
+     * @param storage  opens and lists URI locations, as in {@link #locate(String, String, RandomAccessSourceProvider)};
+     *                 {@code null} for the installed providers
+     * @return every checkpoint there
+     * @throws IOException as {@link #locateAll(String)}
+     */
+    public static List<CheckpointFiles> locateAll(String location, RandomAccessSourceProvider storage)
+            throws IOException {
+        Optional<RepositoryListing> listing = listing(location, storage);
         if (listing.isEmpty()) {
-            return List.of(ofFile(location, location, "", null, Map.of(), SourceStatistics.NONE));
+            return List.of(ofFile(location, location, "", null, Map.of(), SourceStatistics.NONE, storage));
         }
         RepositoryListing l = listing.get();
         if (l.checkpoints().isEmpty()) {
@@ -100,7 +129,7 @@ public final class CheckpointFiles {
         List<CheckpointFiles> all = new ArrayList<>();
         for (RepositoryCheckpoint c : l.checkpoints()) {
             // the one listing request is counted once, with the first checkpoint
-            all.add(ofRepository(location, all.isEmpty() ? l : withoutCost(l), c));
+            all.add(ofRepository(location, all.isEmpty() ? l : withoutCost(l), c, storage));
         }
         return all;
     }
@@ -109,12 +138,13 @@ public final class CheckpointFiles {
         return new RepositoryListing(l.repository(), l.commit(), l.checkpoints(), SourceStatistics.NONE);
     }
 
-    private static Optional<RepositoryListing> listing(String location) throws IOException {
+    private static Optional<RepositoryListing> listing(String location, RandomAccessSourceProvider storage)
+            throws IOException {
         URI uri = Sources.asUri(location);
         if (uri == null || uri.getScheme().equalsIgnoreCase("file")) {
             return Optional.empty();
         }
-        for (RandomAccessSourceProvider p : Sources.providers()) {
+        for (RandomAccessSourceProvider p : storage == null ? Sources.providers() : List.of(storage)) {
             if (p.supports(uri)) {
                 return p.listCheckpoints(uri);
             }
@@ -144,24 +174,27 @@ public final class CheckpointFiles {
                 + "diffusion_pytorch_model.safetensors or their .index.json)" + found);
     }
 
-    private static CheckpointFiles ofRepository(String location, RepositoryListing l, RepositoryCheckpoint c)
-            throws IOException {
+    private static CheckpointFiles ofRepository(String location, RepositoryListing l, RepositoryCheckpoint c,
+                                                RandomAccessSourceProvider storage) throws IOException {
         Map<String, String> attributes = new LinkedHashMap<>();
         attributes.put("repository", l.repository());
         attributes.put("revision", l.commit());
         return ofFile(location, c.file().toString(), c.folder(), c.config().map(URI::toString).orElse(null),
-                attributes, l.cost());
+                attributes, l.cost(), storage);
     }
 
     private static CheckpointFiles ofFile(String name, String file, String folder, String config,
-                                          Map<String, String> attributes, SourceStatistics cost) throws IOException {
+                                          Map<String, String> attributes, SourceStatistics cost,
+                                          RandomAccessSourceProvider storage) throws IOException {
         if (config == null) {
             config = localConfig(file);
         }
         if (!isIndex(file)) {
             return new CheckpointFiles(name, folder, file, null, List.of(file), config, attributes, cost);
         }
-        try (RandomAccessSource source = Sources.open(file)) {
+        URI uri = Sources.asUri(file);
+        try (RandomAccessSource source = storage == null || uri == null || uri.getScheme().equalsIgnoreCase("file")
+                ? Sources.open(file) : storage.open(uri)) {
             ShardIndex index;
             try {
                 index = ShardIndex.read(source);
