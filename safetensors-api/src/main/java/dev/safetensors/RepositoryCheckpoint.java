@@ -15,7 +15,14 @@ import java.util.Optional;
  * @param config  the {@code config.json} beside {@code file}, when the repository holds one
  */
 public record RepositoryCheckpoint(String folder, URI file, boolean sharded, Optional<URI> config) {
-    /** Checks that no component is {@code null}. */
+    /**
+     * Checks that no component is {@code null}.
+     *
+     * @param folder the folder, {@code ""} for the root
+     * @param file the single file or the index
+     * @param sharded whether {@code file} is an index
+     * @param config the {@code config.json} beside it, if any
+     */
     public RepositoryCheckpoint {
         Objects.requireNonNull(folder, "folder");
         Objects.requireNonNull(file, "file");

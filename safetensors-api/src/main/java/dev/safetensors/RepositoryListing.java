@@ -14,7 +14,14 @@ import java.util.Objects;
  */
 public record RepositoryListing(String repository, String commit, List<RepositoryCheckpoint> checkpoints,
                                 SourceStatistics cost) {
-    /** Copies the list and checks that no component is {@code null}. */
+    /**
+     * Copies the list and checks that no component is {@code null}.
+     *
+     * @param repository the repository's name for output
+     * @param commit the resolved commit
+     * @param checkpoints the checkpoints found
+     * @param cost the requests made
+     */
     public RepositoryListing {
         Objects.requireNonNull(repository, "repository");
         Objects.requireNonNull(commit, "commit");

@@ -44,7 +44,18 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
                                  Map<DType, Long> parameters, Map<DType, Long> bytes, boolean fromConfig,
                                  String counting, SourceStatistics cost) {
 
-    /** Copies the collections and checks that nothing is {@code null}. */
+    /**
+     * Copies the collections and checks that nothing is {@code null}.
+     *
+     * @param files where the files are
+     * @param headers each file's validated header
+     * @param tensorCount the number of tensors
+     * @param parameters parameters by dtype
+     * @param bytes tensor bytes by dtype
+     * @param fromConfig whether counted from a {@code quantization_config}
+     * @param counting how the parameters were counted
+     * @param cost the requests made
+     */
     public CheckpointMetadata {
         Objects.requireNonNull(files, "files");
         headers = List.copyOf(headers);
