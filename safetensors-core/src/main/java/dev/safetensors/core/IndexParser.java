@@ -17,9 +17,11 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The one reader of {@code *.safetensors.index.json}, for local files, URLs and Hub repositories alike: a streaming
@@ -30,15 +32,15 @@ import java.util.Map;
  * <p>Why Jackson's streaming parser rather than the header's tokenizer: the header tokenizer works on a byte array
  * in memory, which is right for a header of at most 100 MB read in one piece, but an index is read as a stream.
  * Jackson is configured strict (its defaults refuse comments, single quotes, trailing commas, NaN and leading
- * zeros), with duplicate names refused in every object, nesting bounded, and lone surrogates from {@code \}u
- * escapes refused here, also in values that are skipped.
+ * zeros), with nesting bounded; duplicate names in the root, {@code metadata} and {@code weight_map} objects, and
+ * lone surrogates from {@code \}u escapes (also in values that are skipped), are refused here. Duplicates are found
+ * with the maps being built rather than Jackson's duplicate detection, which would hold every tensor name twice.
  *
  * <p>Not thread-safe; one instance per index.
  */
 final class IndexParser {
     private static final int MAX_DEPTH = 64;
     private static final JsonFactory JSON = JsonFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .disable(StreamReadFeature.AUTO_CLOSE_SOURCE)
             // 200,000 distinct tensor names would fill the name table for nothing
             .disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES)
@@ -83,8 +85,12 @@ final class IndexParser {
         Map<String, String> weightMap = null;
         List<String> shards = null;
         long totalSize = -1;
+        Set<String> keys = new HashSet<>();
         while (json.nextToken() == JsonToken.PROPERTY_NAME) {
             String key = checked(json.currentName());
+            if (!keys.add(key)) {
+                throw invalid("\"" + SourceNames.clip(key) + "\" appears twice");
+            }
             if (key.equals("weight_map")) {
                 shards = new ArrayList<>();
                 weightMap = readWeightMap(shards);
@@ -111,6 +117,9 @@ final class IndexParser {
         Map<String, String> distinct = new HashMap<>();
         while (json.nextToken() == JsonToken.PROPERTY_NAME) {
             String tensor = checked(json.currentName());
+            if (map.containsKey(tensor)) {
+                throw invalid("tensor \"" + SourceNames.clip(tensor) + "\" is mapped twice");
+            }
             if (json.nextToken() != JsonToken.VALUE_STRING) {
                 throw invalid("the shard of tensor \"" + SourceNames.clip(tensor) + "\" is not a string");
             }
@@ -131,8 +140,13 @@ final class IndexParser {
             throw invalid("metadata is not an object");
         }
         long totalSize = -1;
+        Set<String> keys = new HashSet<>();
         while (json.nextToken() == JsonToken.PROPERTY_NAME) {
-            if (checked(json.currentName()).equals("total_size")) {
+            String key = checked(json.currentName());
+            if (!keys.add(key)) {
+                throw invalid("metadata key \"" + SourceNames.clip(key) + "\" appears twice");
+            }
+            if (key.equals("total_size")) {
                 if (json.nextToken() != JsonToken.VALUE_NUMBER_INT || json.getNumberType() == JsonParser.NumberType.BIG_INTEGER
                         || json.getLongValue() < 0) {
                     throw invalid("metadata.total_size is not a non-negative integer");
