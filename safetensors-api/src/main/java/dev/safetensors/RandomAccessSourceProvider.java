@@ -2,6 +2,7 @@ package dev.safetensors;
 
 import java.io.IOException;
 import java.net.URI;
+import java.util.Optional;
 
 /**
  * Opens {@link RandomAccessSource}s for the URIs of one storage system. Providers are found with
@@ -26,4 +27,17 @@ public interface RandomAccessSourceProvider {
      * @throws IOException if the URI is malformed for this provider or the object cannot be opened
      */
     RandomAccessSource open(URI uri) throws IOException;
+
+    /**
+     * Lists the checkpoints a repository location holds, for storage that has repositories (the Hugging Face Hub's
+     * {@code hf://NAMESPACE/REPO[@REVISION][/FOLDER]}). The default, for storage of plain objects, is empty: the
+     * location is then a file or an index to open as such.
+     *
+     * @param location a URI this provider {@linkplain #supports supports}
+     * @return the listing, or empty when {@code location} is not a repository location for this provider
+     * @throws IOException if the location is malformed or the listing cannot be obtained
+     */
+    default Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
+        return Optional.empty();
+    }
 }

@@ -3,31 +3,27 @@ package dev.safetensors.examples;
 import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.core.CheckpointMetadata;
 import dev.safetensors.core.Safetensors;
-import dev.safetensors.core.ShardIndex;
 import dev.safetensors.http.HttpSettings;
 import dev.safetensors.http.HttpSourceProvider;
-import dev.safetensors.http.HubCheckpoint;
-import dev.safetensors.http.HubRepository;
 
 import java.io.IOException;
 import java.net.URI;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * Checks a checkpoint on the Hugging Face Hub, or any file behind an HTTPS URL, reading only headers.
  *
  * <pre>
- * java ... dev.safetensors.examples.InspectHub hf://OWNER/REPO[@REVISION]        a repository
- * java ... dev.safetensors.examples.InspectHub hf://OWNER/REPO/FILE[@REVISION]   one file of it
+ * java ... dev.safetensors.examples.InspectHub hf://NAMESPACE/REPO[@REVISION]          a repository
+ * java ... dev.safetensors.examples.InspectHub hf://NAMESPACE/REPO[@REVISION]/FILE     one file of it
  * java ... dev.safetensors.examples.InspectHub https://HOST/PATH/model.safetensors
  * </pre>
  *
- * <p>A repository is read as {@code huggingface_hub.get_safetensors_metadata} reads it: {@code model.safetensors} if
- * it exists, else {@code model.safetensors.index.json} and every shard it names, all pinned to the commit the Hub
- * resolved the revision to, then the index is cross-checked against the shards' headers. (This example reads the
- * shards one after the other; {@code bin/safetensors inspect --jobs N} reads them concurrently.)
+ * <p>A repository is read in one call, {@link CheckpointMetadata#readAll}, as
+ * {@code huggingface_hub.get_safetensors_metadata} reads it: one request lists the repository (and resolves the
+ * revision to a commit), then each checkpoint it holds (the root's {@code model.safetensors} or its index and
+ * shards, and each diffusers component's) is read at that commit and cross-checked against its index.
  * {@code HF_TOKEN} is sent to the Hub's origin only, never to the CDN it redirects to; {@code HF_ENDPOINT} names a
  * mirror.
  */
@@ -42,44 +38,34 @@ public final class InspectHub {
      */
     public static void main(String[] args) throws IOException {
         if (args.length != 1) {
-            throw new IllegalArgumentException("usage: InspectHub hf://OWNER/REPO[/FILE][@REVISION] | https://URL");
+            throw new IllegalArgumentException("usage: InspectHub hf://NAMESPACE/REPO[@REVISION][/FILE] | https://URL");
         }
         URI uri = URI.create(args[0]);
-        HttpSettings settings = HttpSettings.fromEnvironment();
-        HttpSourceProvider files = new HttpSourceProvider(settings);
         if (!isRepository(uri)) {
-            inspect(files, uri);
+            inspect(new HttpSourceProvider(HttpSettings.fromEnvironment()), uri);
             return;
         }
-        HubCheckpoint checkpoint = new HubRepository(settings).locate(uri);
-        System.out.println(checkpoint.repository() + " at commit " + checkpoint.commit() + " (located with "
-                + checkpoint.cost().requests() + " requests)");
-        if (!checkpoint.isSharded()) {
-            inspect(files, checkpoint.file());
-            return;
+        for (CheckpointMetadata m : CheckpointMetadata.readAll(args[0])) {
+            System.out.println(m.files().attributes().get("repository") + " at commit " + m.commit().orElse("?")
+                    + (m.files().folder().isEmpty() ? "" : ", folder " + m.files().folder()) + ": "
+                    + m.files().shards().size() + " file(s), " + m.tensorCount() + " tensors, " + m.totalParameters()
+                    + " parameters (" + m.counting() + "), " + m.totalBytes() + " bytes of tensor data; "
+                    + m.cost().requests() + " requests");
+            for (SafetensorsHeader header : m.headers()) {
+                HeaderListing.print(header);
+            }
         }
-        ShardIndex index = ShardIndex.parse(checkpoint.file().toString(), checkpoint.index().orElseThrow());
-        Map<String, SafetensorsHeader> headers = new LinkedHashMap<>();
-        for (String shard : index.shards()) {
-            // resolve() refuses shard names that would leave the repository (.., absolute paths, backslashes)
-            headers.put(shard, inspect(files, checkpoint.resolve(shard)));
-        }
-        long tensorBytes = index.verifyAgainst(headers);
-        System.out.println(index.shards().size() + " shards, " + index.weightMap().size() + " tensors, "
-                + tensorBytes + " bytes of tensor data; the index agrees with every shard");
     }
 
-    /** {@code hf://OWNER/REPO} and {@code hf://OWNER/REPO@REVISION} name a repository; a longer path names a file. */
+    /** An {@code hf://} location is a repository (or a folder of one) unless it names a .safetensors file. */
     private static boolean isRepository(URI uri) {
-        return "hf".equalsIgnoreCase(uri.getScheme()) && uri.getPath().lastIndexOf('/') == 0;
+        return "hf".equalsIgnoreCase(uri.getScheme()) && !uri.getPath().endsWith(".safetensors");
     }
 
-    private static SafetensorsHeader inspect(HttpSourceProvider files, URI file) throws IOException {
+    private static void inspect(HttpSourceProvider files, URI file) throws IOException {
         try (RandomAccessSource source = files.open(file)) {
-            SafetensorsHeader header = Safetensors.readHeader(source, Limits.DEFAULT);
-            HeaderListing.print(header);
+            HeaderListing.print(Safetensors.readHeader(source, Limits.DEFAULT));
             HeaderListing.printCost(source);
-            return header;
         }
     }
 }

@@ -37,12 +37,26 @@ class InspectHubTest {
         }
         Path single = Files.createDirectories(root.resolve("acme/single-demo/resolve/main"));
         Files.copy(Path.of("data", "sample.safetensors"), single.resolve("model.safetensors"));
+        // the Hub's repository listing, as a static file: no "sha", so the revision stays "main"
+        listing("acme/sharded-demo", "model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                "model-00002-of-00002.safetensors");
+        listing("acme/single-demo", "model.safetensors");
 
         ResourceHandler files = new ResourceHandler();
         files.setBaseResource(ResourceFactory.root().newResource(root));
         files.setDirAllowed(false);
         files.setEtags(true);
         hub = new LoopbackServer(files);
+    }
+
+    private static void listing(String repo, String... files) throws Exception {
+        StringBuilder json = new StringBuilder("{\"siblings\":[");
+        for (int i = 0; i < files.length; i++) {
+            json.append(i == 0 ? "" : ",").append("{\"rfilename\":\"").append(files[i]).append("\"}");
+        }
+        Path at = root.resolve("api/models/" + repo + "/revision/main");
+        Files.createDirectories(at.getParent());
+        Files.writeString(at, json.append("]}"));
     }
 
     @AfterAll
@@ -65,25 +79,25 @@ class InspectHubTest {
     @Test
     void aShardedRepositoryIsReadThroughItsIndexAndCrossChecked() throws Exception {
         String out = inspect("hf://acme/sharded-demo").stdout();
-        assertTrue(out.startsWith("acme/sharded-demo at commit main"), out);
-        assertTrue(out.contains("hf://acme/sharded-demo/model-00001-of-00002.safetensors@main: ")
-                && out.contains("hf://acme/sharded-demo/model-00002-of-00002.safetensors@main: "), out);
-        assertTrue(out.contains("2 shards, 4 tensors, ") && out.contains("the index agrees with every shard"), out);
+        assertTrue(out.startsWith("acme/sharded-demo at commit main: 2 file(s), 4 tensors, "), out);
+        assertTrue(out.contains("hf://acme/sharded-demo@main/model-00001-of-00002.safetensors: ")
+                && out.contains("hf://acme/sharded-demo@main/model-00002-of-00002.safetensors: "), out);
         String repo = "GET /acme/sharded-demo/resolve/main/";
-        assertEquals(List.of(repo + "model.safetensors bytes=0-0",
+        assertEquals(List.of("GET /api/models/acme/sharded-demo/revision/main",
                         repo + "model.safetensors.index.json bytes=0-262143",
                         repo + "model-00001-of-00002.safetensors bytes=0-131071",
-                        repo + "model-00002-of-00002.safetensors bytes=0-131071"), hub.requests(),
-                "model.safetensors is probed first with one byte (absent), then the index, then one GET per shard");
+                        repo + "model-00002-of-00002.safetensors bytes=0-131071"),
+                hub.requests().stream().map(String::strip).toList(),
+                "one listing request, then the index, then one GET per shard");
+        assertTrue(out.contains("; 4 requests"), out);
     }
 
     @Test
-    void aSingleFileRepositoryCostsTheLookupAndOneRead() throws Exception {
+    void aSingleFileRepositoryCostsTheListingAndOneRead() throws Exception {
         String out = inspect("hf://acme/single-demo@main").stdout();
-        assertTrue(out.contains("hf://acme/single-demo/model.safetensors@main: 4 tensors"), out);
-        assertTrue(out.contains("cost: 1 request, 482 bytes"), out);
-        assertTrue(out.contains("pinned: {repository=acme/single-demo}"),
-                "Jetty's ETags are weak (W/\"...\"), which do not identify bytes, so none is pinned: " + out);
+        assertTrue(out.startsWith("acme/single-demo at commit main: 1 file(s), 4 tensors, "), out);
+        assertTrue(out.contains("hf://acme/single-demo@main/model.safetensors: 4 tensors"), out);
+        assertTrue(out.contains("; 2 requests"), out);
     }
 
     @Test

@@ -17,13 +17,13 @@ final class CheckRun {
     /**
      * @param arguments the SOURCE arguments
      * @param opener    opens index files
-     * @return one target per argument, in order
+     * @return the targets of every argument, in order (a Hub repository may hold several checkpoints)
      */
     static List<Target> expand(List<String> arguments, SourceOpener opener) {
         ShardExpander expander = new ShardExpander(opener);
         List<Target> targets = new ArrayList<>(arguments.size());
         for (String a : arguments) {
-            targets.add(expander.expand(a));
+            targets.addAll(expander.expand(a));
         }
         return targets;
     }

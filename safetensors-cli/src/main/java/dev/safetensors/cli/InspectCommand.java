@@ -6,6 +6,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.PrintStream;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 
@@ -13,12 +14,16 @@ import java.util.concurrent.Callable;
 @Command(name = "inspect", sortOptions = false, usageHelpAutoWidth = true,
         description = {"Summarize what each source holds, reading only its header: tensors, parameters and bytes by"
                 + " dtype, header and payload sizes, 8-byte alignment, metadata, and what the read cost.",
-                "A *.safetensors.index.json or an hf://OWNER/REPO[@REVISION] repository is expanded into its shards"
-                        + " (one line each) and one summary for the whole checkpoint."},
+                "A *.safetensors.index.json is expanded into its shards (one line each) and one summary for the whole"
+                        + " checkpoint.",
+                "A Hub repository hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION] is read in one call: one summary per"
+                        + " checkpoint it holds (the root's, and each diffusers component's, or the one --path names),"
+                        + " with parameters counted from config.json's quantization_config when it declares one."},
         footer = {"", "Examples:",
                 "  safetensors inspect model.safetensors",
                 "  safetensors inspect --tensors model.safetensors",
                 "  safetensors inspect hf://openai-community/gpt2",
+                "  safetensors inspect --path unet hf://acme/diffusion-pipeline@v1.0",
                 "  safetensors inspect --json s3://bucket/models/model.safetensors.index.json"})
 final class InspectCommand implements Callable<Integer> {
     private final PrintStream out;
@@ -30,8 +35,13 @@ final class InspectCommand implements Callable<Integer> {
     @Option(names = "--tensors", description = "Also list every tensor: name, dtype, shape and bytes.")
     boolean tensors;
 
+    @Option(names = "--path", paramLabel = "FOLDER", description = "For a Hub repository, the folder of the one"
+            + " checkpoint to inspect (e.g. transformer, unet, text_encoder); the root is \"\".")
+    String folder;
+
     @Parameters(arity = "1..*", paramLabel = "SOURCE", description = "A file (a local path, or an s3, gs, https or"
-            + " hf URL), a *.safetensors.index.json, or a Hub repository hf://OWNER/REPO[@REVISION].")
+            + " hf URL), a *.safetensors.index.json, or a Hub repository"
+            + " hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER].")
     List<String> sources;
 
     /**
@@ -45,7 +55,27 @@ final class InspectCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return CheckRun.headerChecks(sources, common, out, err, tensors, this::text);
+        int code = Status.VALID.exitCode();
+        List<String> files = new ArrayList<>();
+        for (String source : sources) {
+            if (!Location.parse(source).isHubRepository()) {
+                files.add(source);
+                continue;
+            }
+            code = Math.max(code, checkFiles(files));
+            code = Math.max(code, HubInspection.run(source, folder, common.json, tensors, out, err));
+        }
+        return Math.max(code, checkFiles(files));
+    }
+
+    /** Checks the files and indexes gathered so far, in order, and forgets them. */
+    private int checkFiles(List<String> files) {
+        if (files.isEmpty()) {
+            return Status.VALID.exitCode();
+        }
+        int code = CheckRun.headerChecks(List.copyOf(files), common, out, err, tensors, this::text);
+        files.clear();
+        return code;
     }
 
     private String text(SourceResult r) {

@@ -4,7 +4,6 @@ import dev.safetensors.core.Sources;
 import dev.safetensors.spi.SourceNames;
 
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Locale;
 
@@ -79,59 +78,19 @@ record Location(String text, URI uri) {
     /** @return whether the last path segment names a sharded checkpoint index */
     boolean isIndex() {
         String path = uri == null ? text : uri.getPath() == null ? "" : uri.getPath();
-        if (scheme().equals("hf")) {
-            int at = path.lastIndexOf('@');
-            path = at < 0 ? path : path.substring(0, at);
-        }
         return path.endsWith(INDEX_SUFFIX);
     }
 
-    /** @return whether this is {@code hf://OWNER/REPO[@REVISION]}: a Hub repository rather than a file in one */
+    /**
+     * @return whether this is a Hub repository, or a folder in one, rather than a file in one:
+     *         {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER]}, any {@code hf://} location with a
+     *         path whose name does not end in {@code .safetensors} or {@code .json}
+     */
     boolean isHubRepository() {
-        if (!scheme().equals("hf") || uri.getRawPath() == null) {
+        if (!scheme().equals("hf") || uri.getRawPath() == null || uri.getRawPath().length() < 2) {
             return false;
         }
-        String path = uri.getRawPath();
-        int at = path.lastIndexOf('@');
-        String repoPath = at < 0 ? path : path.substring(0, at);
-        return repoPath.lastIndexOf('/') == 0;
-    }
-
-    /**
-     * The location of a file beside this one, as the shards of an index are. Shard names have been checked to be
-     * plain file names by the index parser; they are percent-encoded here, so a {@code ?} or {@code #} in a name
-     * stays part of the name.
-     *
-     * @param fileName a plain file name
-     * @param revision for an {@code hf://} file, the commit to pin the sibling to; {@code null} keeps this
-     *                 location's revision
-     * @return the sibling's location
-     */
-    Location sibling(String fileName, String revision) {
-        if (uri == null) {
-            Path parent = Path.of(text).getParent();
-            return new Location(parent == null ? fileName : parent.resolve(fileName).toString(), null);
-        }
-        String segment = encodeSegment(fileName);
-        if (scheme().equals("hf")) {
-            String path = uri.getRawPath();
-            int at = path.lastIndexOf('@');
-            String rev = revision != null ? encodeSegment(revision) : at < 0 ? "main" : path.substring(at + 1);
-            String dir = (at < 0 ? path : path.substring(0, at));
-            dir = dir.substring(0, dir.lastIndexOf('/') + 1);
-            String s = "hf://" + uri.getRawAuthority() + dir + segment + "@" + rev;
-            return new Location(s, URI.create(s));
-        }
-        URI resolved = uri.resolve(segment);
-        return new Location(name(resolved, resolved.toString()), resolved);
-    }
-
-    private static String encodeSegment(String name) {
-        try {
-            // ':' would make the segment read as a scheme, '@' as an hf:// revision
-            return new URI(null, null, name, null).getRawPath().replace(":", "%3A").replace("@", "%40");
-        } catch (URISyntaxException e) {
-            throw new IllegalArgumentException("cannot encode " + name, e);
-        }
+        String path = uri.getPath();
+        return !path.endsWith(".safetensors") && !path.endsWith(".json");
     }
 }

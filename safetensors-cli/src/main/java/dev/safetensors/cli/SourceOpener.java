@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.RepositoryListing;
 import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.core.Sources;
 
@@ -11,6 +12,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
 
@@ -82,6 +84,34 @@ final class SourceOpener {
         }
         throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend reads '" + location.scheme()
                 + ":' sources; supported: local paths, " + supportedSchemes());
+    }
+
+    /**
+     * @return this opener as one provider, for the core's checkpoint location ({@code CheckpointFiles}): it opens as
+     *         {@link #open} does and lists repositories through the provider of their scheme
+     */
+    RandomAccessSourceProvider asProvider() {
+        return new RandomAccessSourceProvider() {
+            @Override
+            public boolean supports(URI uri) {
+                return providers().stream().anyMatch(p -> p.supports(uri));
+            }
+
+            @Override
+            public RandomAccessSource open(URI uri) throws IOException {
+                return SourceOpener.this.open(Location.parse(uri.toString()));
+            }
+
+            @Override
+            public Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
+                for (RandomAccessSourceProvider p : providers()) {
+                    if (p.supports(location)) {
+                        return p.listCheckpoints(location);
+                    }
+                }
+                return Optional.empty();
+            }
+        };
     }
 
     private static Path localPath(Location location) throws IOException {

@@ -2,6 +2,7 @@ package dev.safetensors.cli;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -54,6 +55,28 @@ final class FakeHub {
                     .withHeader("Location", cdn.base().resolve(repo + "/" + path) + "?X-Amz-Signature=signed")
                     .withHeader("X-Repo-Commit", COMMIT)
                     .withHeader("X-Linked-Etag", "\"" + sha256 + "\"")));
+        }
+    }
+
+    /**
+     * Publishes files of {@code repo} (each from the CDN folder) and the repository listing that names them, as the
+     * Hub's {@code /api/models/REPO/revision/REV} answers it: the commit and every file.
+     *
+     * @param repo  {@code OWNER/REPO}
+     * @param paths the repository's files
+     */
+    void repository(String repo, List<String> paths) {
+        StringBuilder json = new StringBuilder("{\"sha\":\"" + COMMIT + "\",\"siblings\":[");
+        for (int i = 0; i < paths.size(); i++) {
+            if (Files.exists(files.resolve(repo).resolve(paths.get(i)))) {
+                publish(repo, paths.get(i));
+            }
+            json.append(i == 0 ? "" : ",").append("{\"rfilename\":\"").append(paths.get(i)).append("\"}");
+        }
+        json.append("]}");
+        for (String revision : List.of("main", COMMIT)) {
+            hub.stubFor(get(urlPathEqualTo("/api/models/" + repo + "/revision/" + revision)).willReturn(aResponse()
+                    .withStatus(200).withHeader("Content-Type", "application/json").withBody(json.toString())));
         }
     }
 

@@ -35,10 +35,9 @@ class RemoteIT {
         Fixtures.twoShards(root.resolve("acme/sharded"));
         Fixtures.write(root, "acme/single/model.safetensors", Fixtures.small().build());
         hub = new FakeHub(root);
-        for (String file : List.of("model.safetensors.index.json", SHARD1, SHARD2)) {
-            hub.publish("acme/sharded", file);
-        }
-        hub.publish("acme/single", "model.safetensors");
+        hub.repository("acme/sharded", List.of("README.md", "model.safetensors.index.json", SHARD1, SHARD2));
+        hub.repository("acme/single", List.of("model.safetensors"));
+        hub.repository("acme/nothing", List.of("README.md", "pytorch_model.bin"));
         env = Map.of("HF_ENDPOINT", hub.endpoint());
     }
 
@@ -92,10 +91,10 @@ class RemoteIT {
 
     @Test
     void aShardedHubRepositoryExpandsAtTheResolvedCommit() {
-        Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/sharded").exits(0);
+        Cli.Run run = Cli.run(env, "validate", "--json", "hf://acme/sharded").exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(3, lines.size(), run.describe());
-        assertEquals("hf://acme/sharded/" + SHARD1 + "@" + FakeHub.COMMIT, lines.get(0).get("source").asString());
+        assertEquals("hf://acme/sharded@" + FakeHub.COMMIT + "/" + SHARD1, lines.get(0).get("source").asString());
         assertEquals(FakeHub.COMMIT, lines.get(0).get("attributes").get("revision").asString());
         JsonNode aggregate = lines.get(2);
         assertEquals("hf://acme/sharded", aggregate.get("source").asString());
@@ -108,15 +107,9 @@ class RemoteIT {
         assertEquals("{\"index\":\"pass\",\"shards\":\"pass\",\"consistency\":\"pass\"}",
                 aggregate.get("checks").toString());
         assertEquals(2, lines.get(0).get("exchanges").asInt(), "a shard read: the Hub's 302, the CDN's 206");
-        assertEquals(4, aggregate.get("requests").asInt(), "the probe, the index, one read per shard");
+        assertEquals(4, aggregate.get("requests").asInt(), "the listing, the index, one read per shard");
         assertEquals(1 + 2 + 2 + 2, aggregate.get("exchanges").asInt(),
-                "the probe's 404 is answered by the Hub; every other read is redirected to the CDN");
-
-        Cli.Run text = Cli.run(env, "inspect", "hf://acme/sharded@main").exits(0);
-        assertTrue(text.out().contains("cost        4 read requests (7 HTTP exchanges), "), text.describe());
-        assertTrue(text.out().contains("hf://acme/sharded@main  (sharded checkpoint)"), text.describe());
-        assertTrue(text.out().contains("repository  acme/sharded"), text.describe());
-        assertTrue(text.out().contains("revision    " + FakeHub.COMMIT), text.describe());
+                "the listing is answered by the Hub; every other read is redirected to the CDN");
     }
 
     @Test
@@ -125,11 +118,11 @@ class RemoteIT {
         List<JsonNode> lines = run.json();
         assertEquals(1, lines.size(), run.describe());
         JsonNode r = lines.get(0);
-        assertEquals("hf://acme/single/model.safetensors@" + FakeHub.COMMIT, r.get("source").asString());
+        assertEquals("hf://acme/single@" + FakeHub.COMMIT + "/model.safetensors", r.get("source").asString());
         assertEquals("file", r.get("kind").asString());
         assertEquals("acme/single", r.get("attributes").get("repository").asString());
-        assertEquals(2, r.get("requests").asInt(), "the lookup probe and the header read");
-        assertEquals(4, r.get("exchanges").asInt(), "each of them redirected to the CDN");
+        assertEquals(2, r.get("requests").asInt(), "the listing and the header read");
+        assertEquals(1 + 2, r.get("exchanges").asInt(), "the header read redirected to the CDN");
     }
 
     @Test
@@ -138,7 +131,7 @@ class RemoteIT {
         assertEquals(1, run.errLines().size(), run.describe());
         String line = run.errLines().get(0);
         assertTrue(line.startsWith("ERROR       hf://acme/nothing: "), run.describe());
-        assertTrue(line.contains("acme/nothing") && line.contains("model.safetensors.index.json"), run.describe());
+        assertTrue(line.contains("acme/nothing") && line.contains("holds no safetensors checkpoint"), run.describe());
         assertTrue(line.endsWith("[NOT_FOUND]"), run.describe());
     }
 
@@ -151,7 +144,7 @@ class RemoteIT {
         JsonNode files = JsonMapper.builder().build().readTree(made.out()).get("files");
         assertEquals(2, files.size(), made.describe());
         JsonNode first = files.get(0);
-        assertEquals("hf://acme/sharded/" + SHARD1 + "@" + FakeHub.COMMIT, first.get("source").asString());
+        assertEquals("hf://acme/sharded@" + FakeHub.COMMIT + "/" + SHARD1, first.get("source").asString());
         assertEquals("acme/sharded", first.get("repository").asString());
         assertEquals(FakeHub.COMMIT, first.get("revision").asString());
         Path shard1 = root.resolve("acme/sharded").resolve(SHARD1);

@@ -5,16 +5,17 @@ import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
-import dev.safetensors.spi.SourceNames;
 
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
+import java.io.InputStream;
+import java.io.SequenceInputStream;
+import java.nio.channels.Channels;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.ByteBuffer;
-import java.util.Arrays;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.OptionalLong;
@@ -24,7 +25,8 @@ import java.util.Set;
  * A sharded checkpoint's index ({@code model.safetensors.index.json}): which shard file holds each tensor, and the
  * declared {@code metadata.total_size}.
  *
- * <p>Parsing is strict and bounded: at most {@link #MAX_INDEX_BYTES} bytes, strict UTF-8 and JSON, no duplicate
+ * <p>Parsing streams (the index is never held whole; see {@link #read}) and is strict and bounded: at most
+ * {@link #MAX_INDEX_BYTES} bytes, the one limit for every index wherever it is read from, strict UTF-8 and JSON, no duplicate
  * names in the root, {@code metadata} or {@code weight_map} objects, {@code total_size} a plain non-negative integer,
  * every shard a string. Shard names must be plain file names that live beside the index: no {@code /} or {@code \},
  * no {@code .} or {@code ..}, no {@code :} (URLs, drive letters), no control characters; so a hostile index cannot
@@ -38,24 +40,24 @@ public final class ShardIndex {
     public static final int MAX_INDEX_BYTES = 64 * 1024 * 1024;
     /** Bytes asked by the first read of an index: most indexes fit, and the answer tells the size of the rest. */
     static final int FIRST_READ = 256 * 1024;
-    private static final int MAX_DEPTH = 64;
 
     private final String source;
     private final Map<String, String> weightMap;
     private final List<String> shards;
     private final long totalSize;
 
-    private ShardIndex(String source, Map<String, String> weightMap, long totalSize) {
+    ShardIndex(String source, Map<String, String> weightMap, List<String> shards, long totalSize) {
         this.source = source;
         this.weightMap = Collections.unmodifiableMap(weightMap);
-        this.shards = List.copyOf(new LinkedHashSet<>(weightMap.values()));
+        this.shards = List.copyOf(shards);
         this.totalSize = totalSize;
     }
 
     /**
-     * Reads a whole index from a source, refusing one larger than {@link #MAX_INDEX_BYTES} before reading past its
-     * first {@value #FIRST_READ} bytes. Most indexes fit that first read, so a remote index costs one request (the
-     * size comes with the answer); a larger one costs exactly one more, for the rest.
+     * Reads an index from a source as a stream, refusing one larger than {@link #MAX_INDEX_BYTES} before reading past
+     * its first {@value #FIRST_READ} bytes. Most indexes fit that first read, so a remote index costs one request (the
+     * size comes with the answer); a larger one costs exactly one more, a ranged stream of the rest, which is parsed
+     * as it arrives and never held whole.
      *
      * @param source the index file
      * @return the parsed index
@@ -65,18 +67,18 @@ public final class ShardIndex {
     public static ShardIndex read(RandomAccessSource source) throws IOException {
         ByteBuffer first = ByteBuffer.allocate(FIRST_READ);
         int n = Math.max(0, source.read(0, first));
+        InputStream head = new ByteArrayInputStream(first.array(), 0, n);
         if (n < FIRST_READ) {
-            return parse(source.name(), Arrays.copyOf(first.array(), n));
+            return IndexParser.parse(source.name(), head);
         }
         long size = source.size();
         if (size > MAX_INDEX_BYTES) {
             throw new InvalidHeaderException(ErrorCode.INVALID_INDEX, source.name(), "the index has " + size
                     + " bytes, more than the limit of " + MAX_INDEX_BYTES);
         }
-        ByteBuffer all = ByteBuffer.allocate((int) size);
-        all.put(first.flip());
-        source.readFully(n, all);
-        return parse(source.name(), all.array());
+        try (ReadableByteChannel rest = source.openRange(n, size - n)) {
+            return IndexParser.parse(source.name(), new SequenceInputStream(head, Channels.newInputStream(rest)));
+        }
     }
 
     /**
@@ -93,12 +95,11 @@ public final class ShardIndex {
                     + MAX_INDEX_BYTES, -1);
         }
         try {
-            return new IndexReader(source, json).read();
+            return IndexParser.parse(source, new ByteArrayInputStream(json));
         } catch (InvalidHeaderException e) {
-            if (e.code() == ErrorCode.INVALID_INDEX) {
-                throw e;
-            }
-            throw invalid(source, e.detail(), e.headerOffset().orElse(-1));
+            throw e;
+        } catch (IOException e) {
+            throw new AssertionError("a byte array cannot fail to read", e);
         }
     }
 
@@ -184,118 +185,5 @@ public final class ShardIndex {
 
     static InvalidHeaderException invalid(String source, String detail, long at) {
         return new InvalidHeaderException(ErrorCode.INVALID_INDEX, source, detail, null, at);
-    }
-
-    /** One pass of the strict tokenizer over the index. */
-    private static final class IndexReader {
-        private final String source;
-        private final byte[] bytes;
-        private final JsonTokenizer json;
-
-        IndexReader(String source, byte[] bytes) {
-            this.source = source;
-            this.bytes = bytes;
-            this.json = new JsonTokenizer(source, bytes, 0, bytes.length, MAX_DEPTH);
-        }
-
-        ShardIndex read() throws InvalidHeaderException {
-            Utf8Validator.Result utf8 = Utf8Validator.validate(bytes, 0, bytes.length);
-            if (!utf8.valid()) {
-                throw invalid(source, "the index is not valid UTF-8", utf8.errorAt());
-            }
-            if (json.next() != JsonToken.BEGIN_OBJECT) {
-                throw invalid(source, "the index is not a JSON object", json.tokenOffset());
-            }
-            Map<String, String> weightMap = null;
-            long totalSize = -1;
-            Set<String> keys = new HashSet<>();
-            while (json.next() == JsonToken.NAME) {
-                long at = json.tokenOffset();
-                String key = json.text();
-                if (!keys.add(key)) {
-                    throw invalid(source, "\"" + key + "\" appears twice", at);
-                }
-                switch (key) {
-                    case "weight_map" -> weightMap = readWeightMap();
-                    case "metadata" -> totalSize = readMetadata();
-                    default -> skipValue();
-                }
-            }
-            if (json.next() != JsonToken.END) {
-                throw invalid(source, "data after the index object", json.tokenOffset());
-            }
-            for (int i = json.position(); i < bytes.length; i++) {
-                byte c = bytes[i];
-                if (c != ' ' && c != '\n' && c != '\r' && c != '\t') {
-                    throw invalid(source, "only whitespace may follow the index object", i);
-                }
-            }
-            if (weightMap == null) {
-                throw invalid(source, "the index has no weight_map", -1);
-            }
-            return new ShardIndex(source, weightMap, totalSize);
-        }
-
-        private Map<String, String> readWeightMap() throws InvalidHeaderException {
-            if (json.next() != JsonToken.BEGIN_OBJECT) {
-                throw invalid(source, "weight_map is not an object", json.tokenOffset());
-            }
-            Map<String, String> map = new LinkedHashMap<>();
-            Set<String> checkedShards = new HashSet<>();
-            while (json.next() == JsonToken.NAME) {
-                long at = json.tokenOffset();
-                String tensor = json.text();
-                if (map.containsKey(tensor)) {
-                    throw invalid(source, "tensor \"" + tensor + "\" is mapped twice", at);
-                }
-                if (json.next() != JsonToken.STRING) {
-                    throw invalid(source, "the shard of tensor \"" + tensor + "\" is not a string", json.tokenOffset());
-                }
-                String shard = json.text();
-                if (checkedShards.add(shard)) {
-                    checkShardName(shard, json.tokenOffset());
-                }
-                map.put(tensor, shard);
-            }
-            return map;
-        }
-
-        private long readMetadata() throws InvalidHeaderException {
-            if (json.next() != JsonToken.BEGIN_OBJECT) {
-                throw invalid(source, "metadata is not an object", json.tokenOffset());
-            }
-            long totalSize = -1;
-            Set<String> keys = new HashSet<>();
-            while (json.next() == JsonToken.NAME) {
-                long at = json.tokenOffset();
-                String key = json.text();
-                if (!keys.add(key)) {
-                    throw invalid(source, "metadata key \"" + key + "\" appears twice", at);
-                }
-                if (key.equals("total_size")) {
-                    if (json.next() != JsonToken.NUMBER || !json.numberIsPlainInteger() || json.integerValue() < 0) {
-                        throw invalid(source, "metadata.total_size is not a non-negative integer", json.tokenOffset());
-                    }
-                    totalSize = json.integerValue();
-                } else {
-                    skipValue();
-                }
-            }
-            return totalSize;
-        }
-
-        private void skipValue() throws InvalidHeaderException {
-            json.next();
-            json.skipValueRest();
-        }
-
-        private void checkShardName(String shard, long at) throws InvalidHeaderException {
-            boolean control = shard.chars().anyMatch(c -> c < 0x20 || c == 0x7f);
-            if (shard.isEmpty() || shard.equals(".") || shard.equals("..") || shard.indexOf('/') >= 0
-                    || shard.indexOf('\\') >= 0 || shard.indexOf(':') >= 0 || control) {
-                throw invalid(source, "shard \"" + SourceNames.clip(shard) + "\" is not a plain file name beside the"
-                        + " index (no paths, '..', URLs or control characters)", at);
-            }
-        }
     }
 }

@@ -17,7 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What reading an index costs: one read when it fits the first read, exactly two otherwise, and no size probe. */
+/** What reading an index costs: one read when it fits the first read, one more ranged stream otherwise, no size probe. */
 class ShardIndexReadTest {
     @TempDir
     Path dir;
@@ -41,12 +41,15 @@ class ShardIndexReadTest {
     }
 
     @Test
-    void aLargerIndexCostsExactlyOneMoreReadOfTheRest() throws IOException {
+    void aLargerIndexCostsExactlyOneMoreRangeStreamingTheRest() throws IOException {
         byte[] json = index(10_000);
         assertTrue(json.length > ShardIndex.FIRST_READ, json.length + " bytes");
         MemorySource source = new MemorySource("model.safetensors.index.json", json);
         assertEquals(10_000, ShardIndex.read(source).weightMap().size());
-        assertEquals(new SourceStatistics(2, json.length, 0), source.statistics());
+        // one read, then one ranged stream of the rest (one request on a remote source; this memory source serves a
+        // range through positional reads, so only the range and the byte total are meaningful here)
+        assertEquals(1, source.rangesOpened());
+        assertEquals(json.length, source.statistics().bytesRead());
     }
 
     @Test

@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceAccessDeniedException;
 
 import java.io.IOException;
@@ -11,11 +12,15 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.Optional;
 
 /**
- * Opens {@link HttpSource}s for {@code http://}, {@code https://} and {@code hf://OWNER/REPO/PATH[@REVISION]} URIs
- * (revision {@code main} by default), the latter resolved against {@code ENDPOINT/OWNER/REPO/resolve/REVISION/PATH}
- * where the endpoint is {@code HF_ENDPOINT} or {@code https://huggingface.co}.
+ * Opens {@link HttpSource}s for {@code http://}, {@code https://} and
+ * {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION]/PATH} URIs (revision {@code main} by default; see
+ * {@link HubPath} for the syntax), the latter resolved against
+ * {@code ENDPOINT/[datasets/|spaces/]NAMESPACE/REPO/resolve/REVISION/PATH} where the endpoint is {@code HF_ENDPOINT}
+ * or {@code https://huggingface.co}; and lists the checkpoints of Hub repositories ({@link #listCheckpoints},
+ * through {@link HubRepository}).
  *
  * <p>The no-argument constructor, used by {@link java.util.ServiceLoader}, reads {@code HF_ENDPOINT} and
  * {@code HF_TOKEN} on first use ({@link HttpSettings#fromEnvironment()}). All sources of one provider share one
@@ -71,6 +76,26 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
     @Override
     public RandomAccessSource open(URI uri) throws IOException {
         return HttpSource.open(transport(), uri);
+    }
+
+    /**
+     * @param location an {@code hf://} repository, {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION]}, or a
+     *                 folder in one ({@code .../unet}): any {@code hf://} location whose path does not end in
+     *                 {@code .safetensors} or {@code .json}
+     * @return its checkpoints, listed with one request ({@link HubRepository#list}); empty for any other location
+     * @throws IOException if the location is malformed or the listing fails
+     */
+    @Override
+    public Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
+        String scheme = location.getScheme() == null ? "" : location.getScheme().toLowerCase(Locale.ROOT);
+        if (!scheme.equals("hf")) {
+            return Optional.empty();
+        }
+        String path = HubPath.parse(location).path();
+        if (path.endsWith(".safetensors") || path.endsWith(".json")) {
+            return Optional.empty();
+        }
+        return Optional.of(new HubRepository(transport()).list(location));
     }
 
     /** Closes the client this provider created, if any; a client passed in stays open. Idempotent. */

@@ -1,41 +1,59 @@
 package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
-import dev.safetensors.InvalidHeaderException;
-import dev.safetensors.SourceStatistics;
+import dev.safetensors.RepositoryCheckpoint;
+import dev.safetensors.RepositoryListing;
+import dev.safetensors.StorageException;
+import dev.safetensors.spi.RequestCounter;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.nio.file.NoSuchFileException;
-import java.util.Arrays;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
- * Finds what to inspect in a Hub repository {@code hf://OWNER/REPO[@REVISION]} (revision {@code main} by default),
- * as {@code huggingface_hub.get_safetensors_metadata} does: {@code model.safetensors} if it exists (checked with a
- * ranged GET of one byte), else {@code model.safetensors.index.json}, read whole (at most
- * {@value #MAX_INDEX_BYTES} bytes: one request when it fits {@value #FIRST_READ} bytes, two otherwise). The index is
- * returned unparsed, with the commit the Hub resolved the revision to, so every shard can be opened at that commit.
+ * Lists the checkpoints of a Hub repository {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER]} with
+ * one request: {@code GET ENDPOINT/api/{models|datasets|spaces}/NAMESPACE/REPO/revision/REVISION}, whose answer
+ * holds the commit the revision resolves to ({@code sha}) and every file of the repository at that commit
+ * ({@code siblings}). That is fewer requests than either alternative: probing known names costs one request per
+ * name tried (two to four per folder, most of them 404s), and the tree API ({@code /api/.../tree/REV}) needs one
+ * request per folder and does not report the commit.
  *
- * <p>Throws {@link NoSuchFileException} when the repository holds neither file, {@link InvalidHeaderException}
- * ({@link ErrorCode#INVALID_INDEX}) for an empty or oversized index, and whatever {@link HttpSource} throws for the
- * requests. Thread-safe; all lookups share one {@link java.net.http.HttpClient}.
+ * <p>Layouts, as huggingface.js {@code parseSafetensorsMetadata} finds them, with every folder reported rather than
+ * only the first found: in the root and in each first-level folder (diffusers components: {@code transformer/},
+ * {@code unet/}, {@code text_encoder/}, {@code text_encoder_2/}, {@code vae/}, ...), the first present of
+ * {@code model.safetensors}, {@code diffusion_pytorch_model.safetensors}, {@code model.safetensors.index.json},
+ * {@code diffusion_pytorch_model.safetensors.index.json}. Order: the root, then {@code transformer/} and
+ * {@code unet/} (the main module of a diffusion pipeline), then the other folders by name. A location with a folder
+ * lists that folder alone. Every file is pinned to the listed commit, and each checkpoint names the
+ * {@code config.json} beside it when there is one.
+ *
+ * <p>Throws {@link java.nio.file.NoSuchFileException} when the repository or revision does not exist,
+ * {@link java.nio.file.AccessDeniedException} when it is gated or private, an
+ * {@link dev.safetensors.InvalidLocationException} for a malformed location, and a {@link StorageException}
+ * ({@link ErrorCode#SERVER_ERROR}) for an answer that is not a listing or exceeds {@value #MAX_LISTING_BYTES} bytes.
+ * Thread-safe; all listings share one {@link java.net.http.HttpClient}.
  */
 public final class HubRepository {
-    /** The single-file checkpoint name. */
-    public static final String SINGLE_FILE = "model.safetensors";
-    /** The sharded checkpoint index name. */
-    public static final String INDEX_FILE = "model.safetensors.index.json";
-    /** The largest index read. */
-    public static final int MAX_INDEX_BYTES = 16 * 1024 * 1024;
-    /** Bytes asked by the first read of the index: most indexes fit, so one request reads them. */
-    static final int FIRST_READ = 256 * 1024;
+    /** The largest listing answer read: some 200,000 file names. */
+    public static final int MAX_LISTING_BYTES = 32 * 1024 * 1024;
+    private static final List<String> SINGLE_NAMES = List.of("model.safetensors", "diffusion_pytorch_model.safetensors");
+    private static final List<String> INDEX_NAMES = List.of("model.safetensors.index.json",
+            "diffusion_pytorch_model.safetensors.index.json");
+    private static final List<String> MAIN_MODULES = List.of("transformer", "unet");
+    private static final String CONFIG = "config.json";
 
     private final HttpTransport transport;
 
     /**
-     * A lookup configured from {@code HF_ENDPOINT} and {@code HF_TOKEN}.
+     * A lister configured from {@code HF_ENDPOINT} and {@code HF_TOKEN}.
      *
      * @throws IllegalArgumentException if {@code HF_ENDPOINT} is not an http(s) URL
      */
@@ -45,61 +63,116 @@ public final class HubRepository {
 
     /** @param settings the endpoint, token, timeouts and retries to use */
     public HubRepository(HttpSettings settings) {
-        this.transport = new HttpTransport(settings);
+        this(new HttpTransport(settings));
+    }
+
+    HubRepository(HttpTransport transport) {
+        this.transport = transport;
     }
 
     /**
-     * @param repository {@code hf://OWNER/REPO[@REVISION]}
-     * @return the checkpoint found, pinned to the resolved commit
-     * @throws IOException if the reference is malformed or names a file, the repository holds no checkpoint, the
-     *                     index is empty or too large, or a request fails
+     * @param location {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER]}
+     * @return the checkpoints found (none is not an error here), pinned to the resolved commit, with the request made
+     * @throws IOException if the location is malformed, the repository or revision is missing or refused, or the
+     *                     answer is not a listing
      */
-    public HubCheckpoint locate(URI repository) throws IOException {
-        HubPath repo = HubPath.parse(repository);
-        if (!repo.path().isEmpty()) {
-            throw new IOException(SourceNames.redact(repository) + ": names a file; expected hf://OWNER/REPO[@REVISION]");
+    public RepositoryListing list(URI location) throws IOException {
+        HubPath at = HubPath.parse(location);
+        String name = SourceNames.redact(location);
+        RequestCounter counter = new RequestCounter();
+        counter.request();
+        URI api = URI.create(transport.settings().hubEndpoint() + "/api/" + at.type().plural + "/" + at.namespace()
+                + "/" + at.name() + "/revision/" + HubPath.encode(at.revision(), false));
+        FinalResponse answer = transport.get(name, api, null, null, counter);
+        Map<?, ?> info;
+        try (InputStream body = answer.body()) {
+            if (answer.status() >= 400) {
+                throw StatusFailures.of(name, at.file(""), null, transport.settings().hasToken(), answer);
+            }
+            if (answer.status() != 200) {
+                throw new StorageException(ErrorCode.SERVER_ERROR, name, "GET " + SourceNames.redact(api)
+                        + " answered " + answer.status() + " instead of a listing");
+            }
+            byte[] bytes = body.readNBytes(MAX_LISTING_BYTES + 1);
+            if (bytes.length > MAX_LISTING_BYTES) {
+                throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing has more than "
+                        + MAX_LISTING_BYTES + " bytes");
+            }
+            counter.bytes(bytes.length);
+            if (!(HubJson.parse(name, new String(bytes, StandardCharsets.UTF_8)) instanceof Map<?, ?> m)) {
+                throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing is not a JSON object");
+            }
+            info = m;
         }
-        SourceStatistics single;
-        try (HttpSource source = HttpSource.open(transport, repo.file(SINGLE_FILE))) {
-            try {
-                source.size();
-                return new HubCheckpoint(pinned(repo.file(SINGLE_FILE), source), null, source.statistics());
-            } catch (NoSuchFileException absent) {
-                single = source.statistics();
+        String commit = at.revision();
+        if (info.get("sha") instanceof String sha && !sha.isEmpty()) {
+            commit = sha;
+        }
+        Set<String> files = files(name, info);
+        HubPath pinned = at.at(commit);
+        List<RepositoryCheckpoint> found = new ArrayList<>();
+        for (String folder : folders(at.path(), files)) {
+            String prefix = folder.isEmpty() ? "" : folder + "/";
+            Optional<RepositoryCheckpoint> checkpoint = checkpointIn(pinned, folder, prefix, files);
+            checkpoint.ifPresent(found::add);
+        }
+        String repository = at.type().urlPrefix + at.repository();
+        return new RepositoryListing(repository, commit, found, counter.snapshot());
+    }
+
+    private static Optional<RepositoryCheckpoint> checkpointIn(HubPath pinned, String folder, String prefix,
+                                                               Set<String> files) {
+        Optional<URI> config = files.contains(prefix + CONFIG)
+                ? Optional.of(pinned.file(prefix + CONFIG).toUri()) : Optional.empty();
+        for (String single : SINGLE_NAMES) {
+            if (files.contains(prefix + single)) {
+                return Optional.of(new RepositoryCheckpoint(folder, pinned.file(prefix + single).toUri(), false,
+                        config));
             }
         }
-        try (HttpSource source = HttpSource.open(transport, repo.file(INDEX_FILE))) {
-            byte[] index = readIndex(source);
-            SourceStatistics both = single.plus(source.statistics());
-            return new HubCheckpoint(pinned(repo.file(INDEX_FILE), source), index, both);
-        } catch (NoSuchFileException absent) {
-            NoSuchFileException e = new NoSuchFileException(SourceNames.redact(repository), null, "repository "
-                    + repo.repository() + " at revision " + repo.revision() + " holds neither " + SINGLE_FILE
-                    + " nor " + INDEX_FILE);
-            e.initCause(absent);
-            throw e;
+        for (String index : INDEX_NAMES) {
+            if (files.contains(prefix + index)) {
+                return Optional.of(new RepositoryCheckpoint(folder, pinned.file(prefix + index).toUri(), true,
+                        config));
+            }
         }
+        return Optional.empty();
     }
 
-    private static HubPath pinned(HubPath file, HttpSource source) {
-        String commit = source.pinnedCommit();
-        return commit == null ? file : file.at(commit);
+    /** @return the folders to look in: the one asked, or the root, the main modules, then the rest by name */
+    private static List<String> folders(String asked, Set<String> files) {
+        if (!asked.isEmpty()) {
+            return List.of(asked);
+        }
+        Set<String> firstLevel = new TreeSet<>();
+        for (String f : files) {
+            int slash = f.indexOf('/');
+            if (slash > 0 && f.indexOf('/', slash + 1) < 0) {
+                firstLevel.add(f.substring(0, slash));
+            }
+        }
+        List<String> order = new ArrayList<>();
+        order.add("");
+        for (String main : MAIN_MODULES) {
+            if (firstLevel.remove(main)) {
+                order.add(main);
+            }
+        }
+        order.addAll(firstLevel);
+        return order;
     }
 
-    private static byte[] readIndex(HttpSource source) throws IOException {
-        ByteBuffer first = ByteBuffer.allocate(FIRST_READ);
-        int n = source.read(0, first);
-        long size = source.size();
-        if (n <= 0 || size > MAX_INDEX_BYTES) {
-            throw new InvalidHeaderException(ErrorCode.INVALID_INDEX, source.name(), n <= 0 ? "the index is empty"
-                    : "the index has " + size + " bytes, more than the " + MAX_INDEX_BYTES + " allowed");
+    private static Set<String> files(String name, Map<?, ?> info) throws StorageException {
+        if (!(info.get("siblings") instanceof List<?> siblings)) {
+            throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing has no siblings array");
         }
-        if (n == size) {
-            return Arrays.copyOf(first.array(), n);
+        Set<String> files = new TreeSet<>();
+        for (Object s : siblings) {
+            if (!(s instanceof Map<?, ?> m) || !(m.get("rfilename") instanceof String file)) {
+                throw new StorageException(ErrorCode.SERVER_ERROR, name, "a sibling has no rfilename");
+            }
+            files.add(file);
         }
-        ByteBuffer all = ByteBuffer.allocate((int) size);
-        all.put(first.flip());
-        source.readFully(n, all);
-        return all.array();
+        return files;
     }
 }

@@ -64,6 +64,33 @@ final class FakeHub implements AutoCloseable {
                 .withHeader("ETag", CDN_ETAG).withBody(content).withTransformers(RangeServingTransformer.NAME)));
     }
 
+    /**
+     * Answers the listing {@code /api/{models|datasets|spaces}/NS/REPO/revision/{main,COMMIT}} with {@link #COMMIT}
+     * and the given files, as the Hub's repository API does.
+     *
+     * @param repo  {@code NS/REPO}, or {@code datasets/NS/REPO} or {@code spaces/NS/REPO}
+     * @param files every file of the repository
+     */
+    void listing(String repo, List<String> files) {
+        String api = repo.startsWith("datasets/") || repo.startsWith("spaces/") ? repo : "models/" + repo;
+        StringBuilder json = new StringBuilder("{\"id\":\"").append(repo).append("\",\"sha\":\"").append(COMMIT)
+                .append("\",\"siblings\":[");
+        for (int i = 0; i < files.size(); i++) {
+            json.append(i == 0 ? "" : ",").append("{\"rfilename\":\"").append(files.get(i)).append("\"}");
+        }
+        json.append("]}");
+        for (String revision : List.of("main", COMMIT)) {
+            hub.stubFor(get(urlPathEqualTo("/api/" + api + "/revision/" + revision)).willReturn(aResponse()
+                    .withStatus(200).withHeader("Content-Type", "application/json").withBody(json.toString())));
+        }
+    }
+
+    /** Publishes every file of a repository and its listing. */
+    void repository(String repo, java.util.Map<String, byte[]> files) {
+        files.forEach((path, content) -> publish(repo, path, content));
+        listing(repo, List.copyOf(new java.util.TreeSet<>(files.keySet())));
+    }
+
     static String linkedEtag(byte[] content) {
         try {
             return "\"" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(content)) + "\"";

@@ -54,7 +54,7 @@ class HttpSourceProviderTest {
     void namesDropUserInformationAndQueries() throws Exception {
         assertEquals("https://example.com/m.safetensors",
                 provider.open(URI.create("https://example.com/m.safetensors?X-Amz-Signature=s#f")).name());
-        assertEquals("hf://acme/repo/m.safetensors@v1", provider.open(URI.create("hf://acme/repo/m.safetensors@v1"))
+        assertEquals("hf://acme/repo@v1/m.safetensors", provider.open(URI.create("hf://acme/repo@v1/m.safetensors"))
                 .name());
     }
 

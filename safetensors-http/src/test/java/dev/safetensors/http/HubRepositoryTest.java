@@ -2,33 +2,32 @@ package dev.safetensors.http;
 
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.safetensors.ErrorCode;
-import dev.safetensors.InvalidHeaderException;
-import dev.safetensors.RandomAccessSource;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.RepositoryCheckpoint;
+import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceStatistics;
+import dev.safetensors.StorageException;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.net.URI;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.util.List;
-import java.util.Random;
+import java.util.Optional;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Locating the checkpoint of a Hub repository, against the fake Hub. */
+/** Listing the checkpoints of a Hub repository against the fake Hub: one request, whatever the layout. */
 class HubRepositoryTest {
     private static final FakeHub HUB = new FakeHub();
+    private static final String C = FakeHub.COMMIT;
     private final HubRepository repositories = new HubRepository(HUB.settings().build());
 
     @BeforeEach
@@ -41,95 +40,106 @@ class HubRepositoryTest {
         HUB.close();
     }
 
-    private static byte[] bytes(int n) {
-        byte[] b = new byte[n];
-        new Random(n).nextBytes(b);
-        return b;
-    }
-
     @Test
-    void aSingleFileIsFoundWithOneOneByteRead() throws Exception {
-        HUB.publish("acme/single", "model.safetensors", bytes(5000));
-        HubCheckpoint c = repositories.locate(URI.create("hf://acme/single"));
-        assertFalse(c.isSharded());
-        assertTrue(c.index().isEmpty());
-        assertEquals("acme/single", c.repository());
-        assertEquals(FakeHub.COMMIT, c.commit());
-        assertEquals(URI.create("hf://acme/single/model.safetensors@" + FakeHub.COMMIT), c.file());
-        assertEquals(new SourceStatistics(1, 1, 2), c.cost(), "one read: the Hub's redirect, the CDN's 206");
-        assertEquals("bytes=0-0", HUB.cdnRequests().get(0).getHeader("Range"));
-    }
-
-    @Test
-    void aShardedCheckpointReturnsTheRawIndexAndPinnedShardUris() throws Exception {
-        byte[] index = "{\"weight_map\":{\"w\":\"model-00001-of-00001.safetensors\"}}".getBytes(StandardCharsets.UTF_8);
-        byte[] shard = bytes(300);
-        HUB.publish("acme/sharded", "model.safetensors.index.json", index);
-        HUB.publish("acme/sharded", "model-00001-of-00001.safetensors", shard);
-        HubCheckpoint c = repositories.locate(URI.create("hf://acme/sharded@main"));
-        assertTrue(c.isSharded());
-        assertArrayEquals(index, c.index().orElseThrow());
-        assertEquals(FakeHub.COMMIT, c.commit());
-        assertEquals(new SourceStatistics(2, index.length, 1 + 2), c.cost(),
-                "a 404 from the Hub, then one read of the whole index through a redirect");
-
-        URI shardUri = c.resolve("model-00001-of-00001.safetensors");
-        assertEquals(URI.create("hf://acme/sharded/model-00001-of-00001.safetensors@" + FakeHub.COMMIT), shardUri);
-        try (RandomAccessSource s = new HttpSourceProvider(HUB.settings().build()).open(shardUri)) {
-            ByteBuffer all = ByteBuffer.allocate(300);
-            s.readFully(0, all);
-            assertArrayEquals(shard, all.array());
-        }
+    void aSingleFileModelIsListedWithOneRequestAndPinnedToTheCommit() throws Exception {
+        HUB.listing("acme/single", List.of("README.md", "config.json", "model.safetensors"));
+        RepositoryListing l = repositories.list(URI.create("hf://acme/single"));
+        assertEquals("acme/single", l.repository());
+        assertEquals(C, l.commit());
+        assertEquals(List.of(new RepositoryCheckpoint("", URI.create("hf://acme/single@" + C + "/model.safetensors"),
+                false, Optional.of(URI.create("hf://acme/single@" + C + "/config.json")))), l.checkpoints());
+        assertEquals(1, l.cost().requests());
         List<LoggedRequest> hub = HUB.hubRequests();
-        assertEquals("/acme/sharded/resolve/main/model.safetensors", hub.get(0).getUrl());
-        assertEquals("/acme/sharded/resolve/main/model.safetensors.index.json", hub.get(1).getUrl());
-        assertEquals("/acme/sharded/resolve/" + FakeHub.COMMIT + "/model-00001-of-00001.safetensors",
-                hub.get(2).getUrl(), "shards are read at the index's commit");
+        assertEquals(1, hub.size());
+        assertEquals("/api/models/acme/single/revision/main", hub.get(0).getUrl());
+        assertEquals("Bearer " + FakeHub.TOKEN, hub.get(0).getHeader("Authorization"));
     }
 
     @Test
-    void anIndexLargerThanTheFirstReadTakesExactlyOneMoreRead() throws Exception {
-        byte[] index = bytes(HubRepository.FIRST_READ + 1000);
-        HUB.publish("acme/bigindex", "model.safetensors.index.json", index);
-        HubCheckpoint c = repositories.locate(URI.create("hf://acme/bigindex"));
-        assertArrayEquals(index, c.index().orElseThrow());
-        assertEquals(new SourceStatistics(3, index.length, 1 + 2 + 2), c.cost());
-        assertEquals("bytes=" + HubRepository.FIRST_READ + "-" + (index.length - 1),
-                HUB.cdnRequests().get(HUB.cdnRequests().size() - 1).getHeader("Range"));
+    void aSingleFileWinsOverAnIndexInTheSameFolder() throws Exception {
+        HUB.listing("acme/both", List.of("model.safetensors", "model.safetensors.index.json"));
+        RepositoryCheckpoint only = repositories.list(URI.create("hf://acme/both")).checkpoints().get(0);
+        assertEquals(URI.create("hf://acme/both@" + C + "/model.safetensors"), only.file());
     }
 
     @Test
-    void anOversizedIndexIsRefusedBeforeItIsRead() throws Exception {
-        int total = HubRepository.MAX_INDEX_BYTES + 1;
-        HUB.hub.stubFor(get(urlPathEqualTo("/acme/huge/resolve/main/model.safetensors.index.json"))
-                .willReturn(aResponse().withStatus(206).withHeader("Content-Range",
-                        "bytes 0-" + (HubRepository.FIRST_READ - 1) + "/" + total)
-                        .withBody(new byte[HubRepository.FIRST_READ])));
-        InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
-                () -> repositories.locate(URI.create("hf://acme/huge")));
-        assertEquals(ErrorCode.INVALID_INDEX, e.code());
-        assertTrue(e.getMessage().contains("more than the 16777216 allowed"), e.getMessage());
+    void aDiffusersRepositoryListsEachComponentMainModuleFirst() throws Exception {
+        HUB.listing("acme/sd", List.of("model_index.json", "scheduler/scheduler_config.json",
+                "text_encoder/config.json", "text_encoder/model.safetensors",
+                "text_encoder_2/model.safetensors.index.json", "text_encoder_2/model-00001-of-00002.safetensors",
+                "text_encoder_2/model-00002-of-00002.safetensors", "tokenizer/vocab.json",
+                "transformer/diffusion_pytorch_model.safetensors.index.json",
+                "transformer/diffusion_pytorch_model-00001-of-00003.safetensors", "vae/config.json",
+                "vae/diffusion_pytorch_model.safetensors", "vae/diffusion_pytorch_model.fp16.safetensors"));
+        RepositoryListing l = repositories.list(URI.create("hf://acme/sd@main"));
+        assertEquals(List.of("transformer", "text_encoder", "text_encoder_2", "vae"),
+                l.checkpoints().stream().map(RepositoryCheckpoint::folder).toList());
+        assertEquals(URI.create("hf://acme/sd@" + C + "/transformer/diffusion_pytorch_model.safetensors.index.json"),
+                l.checkpoints().get(0).file());
+        assertTrue(l.checkpoints().get(0).sharded());
+        assertEquals(Optional.empty(), l.checkpoints().get(0).config());
+        assertEquals(URI.create("hf://acme/sd@" + C + "/vae/diffusion_pytorch_model.safetensors"),
+                l.checkpoints().get(3).file());
+        assertEquals(Optional.of(URI.create("hf://acme/sd@" + C + "/vae/config.json")), l.checkpoints().get(3).config());
+        assertEquals(new SourceStatistics(1, l.cost().bytesRead(), 1), l.cost(), "one request for every component");
     }
 
     @Test
-    void aRepositoryWithNeitherFileIsNoSuchFile() {
-        NoSuchFileException e = assertThrows(NoSuchFileException.class,
-                () -> repositories.locate(URI.create("hf://acme/empty@v1")));
-        assertTrue(e.getMessage().contains("acme/empty at revision v1 holds neither model.safetensors nor "
-                + "model.safetensors.index.json"), e.getMessage());
+    void aFolderLocationListsThatFolderAlone() throws Exception {
+        HUB.listing("acme/sd", List.of("unet/diffusion_pytorch_model.safetensors", "vae/diffusion_pytorch_model.safetensors"));
+        RepositoryListing l = repositories.list(URI.create("hf://acme/sd/vae"));
+        assertEquals(1, l.checkpoints().size());
+        assertEquals("vae", l.checkpoints().get(0).folder());
     }
 
     @Test
-    void aShardPathCannotLeaveTheRepository() throws Exception {
-        HUB.publish("acme/single", "model.safetensors", bytes(10));
-        HubCheckpoint c = repositories.locate(URI.create("hf://acme/single"));
-        for (String hostile : List.of("../other/model.safetensors", "/etc/passwd", "a//b", "a/./b", "", "a\\b")) {
-            assertThrows(IOException.class, () -> c.resolve(hostile), hostile);
+    void datasetsAndEncodedRevisionsAreListedUnderTheirOwnPaths() throws Exception {
+        HUB.listing("datasets/acme/data", List.of("model.safetensors"));
+        RepositoryListing l = repositories.list(URI.create("hf://datasets/acme/data"));
+        assertEquals("datasets/acme/data", l.repository());
+        assertEquals(URI.create("hf://datasets/acme/data@" + C + "/model.safetensors"), l.checkpoints().get(0).file());
+
+        HUB.hub.stubFor(get(urlPathEqualTo("/api/models/acme/pr/revision/refs%2Fpr%2F1")).willReturn(aResponse()
+                .withStatus(200).withBody("{\"sha\":\"" + C + "\",\"siblings\":[{\"rfilename\":\"model.safetensors\"}]}")));
+        RepositoryListing pr = repositories.list(URI.create("hf://acme/pr@refs%2Fpr%2F1"));
+        assertEquals(C, pr.commit());
+    }
+
+    @Test
+    void aRepositoryWithoutCheckpointsListsNone() throws Exception {
+        HUB.listing("acme/empty", List.of("README.md", "pytorch_model.bin"));
+        assertEquals(List.of(), repositories.list(URI.create("hf://acme/empty")).checkpoints());
+    }
+
+    @Test
+    void aMissingRepositoryIsNotFoundAndAGatedOneAccessDenied() {
+        NoSuchFileException missing = assertThrows(NoSuchFileException.class,
+                () -> repositories.list(URI.create("hf://acme/absent@v1")));
+        assertEquals(ErrorCode.NOT_FOUND, ErrorCode.of(missing));
+        HUB.hub.stubFor(get(urlPathEqualTo("/api/models/acme/gated/revision/main")).willReturn(aResponse()
+                .withStatus(403)));
+        AccessDeniedException gated = assertThrows(AccessDeniedException.class,
+                () -> repositories.list(URI.create("hf://acme/gated")));
+        assertEquals(ErrorCode.ACCESS_DENIED, ErrorCode.of(gated));
+    }
+
+    @Test
+    void anAnswerThatIsNotAListingIsAServerError() {
+        for (String body : List.of("[]", "{\"sha\":\"x\"}", "{\"siblings\":[1]}", "{\"siblings\":[]} x",
+                "{\"siblings\":[],\"siblings\":[]}", "{\"a\":\"\\ud800\",\"siblings\":[]}", "{\"siblings\":[],}")) {
+            HUB.hub.stubFor(get(urlPathEqualTo("/api/models/acme/bad/revision/main")).willReturn(aResponse()
+                    .withStatus(200).withBody(body)));
+            StorageException e = assertThrows(StorageException.class,
+                    () -> repositories.list(URI.create("hf://acme/bad")), body);
+            assertEquals(ErrorCode.SERVER_ERROR, e.code(), body);
         }
     }
 
     @Test
-    void aFileReferenceIsNotARepository() {
-        assertThrows(IOException.class, () -> repositories.locate(URI.create("hf://acme/single/model.safetensors")));
+    void aMalformedLocationIsAnInvalidSourceWithoutARequest() {
+        InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                () -> repositories.list(URI.create("hf://gpt2")));
+        assertEquals(ErrorCode.INVALID_SOURCE, e.code());
+        assertEquals(0, HUB.hubRequests().size());
     }
 }

@@ -117,12 +117,12 @@ class HubSourceTest {
     void attributesNameTheRepositoryCommitEtagAndReportedDigest() throws Exception {
         byte[] content = file(10, 100);
         HUB.publish("acme/attrs", "sub/model.safetensors", content);
-        try (RandomAccessSource s = provider.open(URI.create("hf://acme/attrs/sub/model.safetensors@main"))) {
+        try (RandomAccessSource s = provider.open(URI.create("hf://acme/attrs@main/sub/model.safetensors"))) {
             assertEquals(Map.of("repository", "acme/attrs"), s.attributes());
             s.read(0, ByteBuffer.allocate(10));
             assertEquals(Map.of("repository", "acme/attrs", "revision", FakeHub.COMMIT, "etag", FakeHub.CDN_ETAG,
                     "linked_etag", FakeHub.linkedEtag(content)), s.attributes());
-            assertEquals("hf://acme/attrs/sub/model.safetensors@main", s.name());
+            assertEquals("hf://acme/attrs@main/sub/model.safetensors", s.name());
         }
     }
 
@@ -169,7 +169,7 @@ class HubSourceTest {
     void aMissingFileNamesRepositoryRevisionAndPath() throws Exception {
         HUB.hub.stubFor(get(urlPathEqualTo("/acme/none/resolve/v2/dir/x.safetensors"))
                 .willReturn(aResponse().withStatus(404).withHeader("X-Error-Message", "Entry not found")));
-        try (RandomAccessSource s = provider.open(URI.create("hf://acme/none/dir/x.safetensors@v2"))) {
+        try (RandomAccessSource s = provider.open(URI.create("hf://acme/none@v2/dir/x.safetensors"))) {
             NoSuchFileException e = assertThrows(NoSuchFileException.class, () -> s.read(0, ByteBuffer.allocate(8)));
             assertTrue(e.getMessage().contains("repository acme/none, revision v2, path dir/x.safetensors"),
                     e.getMessage());

@@ -1,0 +1,31 @@
+package dev.safetensors;
+
+import java.net.URI;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * One checkpoint a repository holds, as a {@link RandomAccessSourceProvider#listCheckpoints} listing names it: a
+ * single {@code .safetensors} file or a {@code .safetensors.index.json} with its shards beside it, in the repository
+ * root or in a subfolder (a diffusers component such as {@code unet/} or {@code text_encoder/}).
+ *
+ * @param folder  the folder inside the repository, {@code ""} for the root; what a caller passes to pick this one
+ * @param file    the single file or the index, pinned to the listing's commit where the storage has commits
+ * @param sharded whether {@code file} is an index
+ * @param config  the {@code config.json} beside {@code file}, when the repository holds one
+ */
+public record RepositoryCheckpoint(String folder, URI file, boolean sharded, Optional<URI> config) {
+    /**
+     * Checks that no component is {@code null}.
+     *
+     * @param folder the folder, {@code ""} for the root
+     * @param file the single file or the index
+     * @param sharded whether {@code file} is an index
+     * @param config the {@code config.json} beside it, if any
+     */
+    public RepositoryCheckpoint {
+        Objects.requireNonNull(folder, "folder");
+        Objects.requireNonNull(file, "file");
+        Objects.requireNonNull(config, "config");
+    }
+}

@@ -1,0 +1,145 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.fixtures.SafetensorsFixture;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code inspect hf://...}: the one-call metadata of every checkpoint a Hub repository holds, on the fake Hub
+ * (WireMock playing the Hub's API and resolve endpoint, redirecting to a Jetty CDN), with the requests counted.
+ */
+class HubIT {
+    @TempDir
+    static Path root;
+    private static FakeHub hub;
+    private static Map<String, String> env;
+
+    @BeforeAll
+    static void publish() throws Exception {
+        // three shards of one tensor each: s0 F32 [4], s1 F32 [4], s2 F16 [8]
+        Map<String, String> three = new LinkedHashMap<>();
+        for (int i = 1; i <= 3; i++) {
+            String shard = "model-0000" + i + "-of-00003.safetensors";
+            Fixtures.write(root, "acme/three/" + shard, SafetensorsFixture.create()
+                    .tensor("s" + i, i == 3 ? "F16" : "F32", i == 3 ? 8 : 4).build());
+            three.put("s" + i, shard);
+        }
+        Fixtures.write(root, "acme/three/model.safetensors.index.json", Fixtures.index(three, 16 + 16 + 16));
+        hub = new FakeHub(root);
+        hub.repository("acme/three", List.of("model.safetensors.index.json", "model-00001-of-00003.safetensors",
+                "model-00002-of-00003.safetensors", "model-00003-of-00003.safetensors"));
+
+        // a diffusers pipeline: a sharded transformer, a text encoder with its config, a single-file VAE
+        Fixtures.twoShards(root.resolve("acme/sd/transformer"));
+        Fixtures.write(root, "acme/sd/transformer/diffusion_pytorch_model.safetensors.index.json",
+                Fixtures.index(Fixtures.twoShardMap(), 72));
+        Fixtures.write(root, "acme/sd/text_encoder/model.safetensors", Fixtures.small().build());
+        Fixtures.write(root, "acme/sd/text_encoder/config.json", "{\"model_type\":\"clip_text_model\"}");
+        Fixtures.write(root, "acme/sd/vae/diffusion_pytorch_model.safetensors", SafetensorsFixture.create()
+                .tensor("decoder.conv.weight", "F32", 2, 2).build());
+        hub.repository("acme/sd", List.of("model_index.json", "scheduler/scheduler_config.json",
+                "text_encoder/config.json", "text_encoder/model.safetensors",
+                "transformer/diffusion_pytorch_model.safetensors.index.json",
+                "transformer/model-00001-of-00002.safetensors", "transformer/model-00002-of-00002.safetensors",
+                "vae/diffusion_pytorch_model.safetensors"));
+
+        // GPTQ 4-bit: qweight I32 [8, 32] packs 8 x 256 = 2,048 weights; qzeros and scales are bookkeeping
+        Fixtures.write(root, "acme/gptq/model.safetensors", SafetensorsFixture.create()
+                .tensor("layer.qweight", "I32", 8, 32).tensor("layer.qzeros", "I32", 1, 4)
+                .tensor("layer.scales", "F16", 1, 32).tensor("layer.bias", "F16", 32).build());
+        Fixtures.write(root, "acme/gptq/config.json",
+                "{\"quantization_config\":{\"quant_method\":\"gptq\",\"bits\":4}}");
+        hub.repository("acme/gptq", List.of("config.json", "model.safetensors"));
+        env = Map.of("HF_ENDPOINT", hub.endpoint());
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        hub.stop();
+    }
+
+    @Test
+    void aThreeShardRepositoryCostsTheListingTheIndexAndOneReadPerShard() {
+        Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/three").exits(0);
+        List<JsonNode> lines = run.json();
+        assertEquals(1, lines.size(), run.describe());
+        JsonNode m = lines.get(0);
+        assertEquals("hf://acme/three", m.get("source").asString());
+        assertEquals(FakeHub.COMMIT, m.get("revision").asString());
+        assertEquals("hf://acme/three@" + FakeHub.COMMIT + "/model.safetensors.index.json", m.get("file").asString());
+        assertEquals(3, m.get("shard_count").asInt());
+        assertEquals(3, m.get("files").size());
+        assertEquals(3, m.get("tensor_count").asInt());
+        assertEquals(16, m.get("parameters").asLong());
+        assertEquals(8, m.get("dtypes").get("F32").get("parameters").asLong());
+        assertEquals(16, m.get("dtypes").get("F16").get("bytes").asLong());
+        assertFalse(m.get("parameters_from_config").asBoolean());
+        assertEquals(1 + 1 + 3, m.get("requests").asInt(), "the listing, the index, one header read per shard");
+        assertEquals(1 + 4 * 2, m.get("exchanges").asInt(), "every read but the listing is redirected to the CDN");
+    }
+
+    @Test
+    void aDiffusersRepositoryReportsEachComponentMainModuleFirst() {
+        Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/sd").exits(0);
+        List<JsonNode> lines = run.json();
+        assertEquals(List.of("hf://acme/sd/transformer", "hf://acme/sd/text_encoder", "hf://acme/sd/vae"),
+                lines.stream().map(l -> l.get("source").asString()).toList(), run.describe());
+        assertEquals(1 + 1 + 2, lines.get(0).get("requests").asInt(), "the listing, the index, two shard headers");
+        assertEquals(1 + 1, lines.get(1).get("requests").asInt(), "a header and config.json");
+        assertEquals(1, lines.get(2).get("requests").asInt(), "a header");
+        assertEquals("stored elements: config.json declares no quantization_config",
+                lines.get(1).get("parameter_counting").asString());
+        assertEquals(7, lines.stream().mapToInt(l -> l.get("requests").asInt()).sum(), "seven requests in all");
+
+        Cli.Run one = Cli.run(env, "inspect", "--path", "vae", "hf://acme/sd@main").exits(0);
+        assertTrue(one.out().startsWith("hf://acme/sd@main/vae  (single file)"), one.describe());
+        assertTrue(one.out().contains("cost        2 read requests"), "the listing and the header\n" + one.describe());
+        Cli.Run folder = Cli.run(env, "inspect", "--json", "hf://acme/sd/vae").exits(0);
+        assertEquals(1, folder.json().size(), folder.describe());
+    }
+
+    @Test
+    void aQuantizedRepositoryCountsParametersFromItsConfigAndSaysSo() {
+        Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/gptq").exits(0);
+        JsonNode m = run.json().get(0);
+        assertTrue(m.get("parameters_from_config").asBoolean(), run.describe());
+        assertEquals("derived from config.json quantization_config (gptq, 4 bits)",
+                m.get("parameter_counting").asString());
+        assertEquals(2048, m.get("dtypes").get("I32").get("parameters").asLong());
+        assertEquals(32, m.get("dtypes").get("F16").get("parameters").asLong());
+        assertEquals(1 + 1 + 1, m.get("requests").asInt(), "the listing, the header, config.json");
+
+        Cli.Run text = Cli.run(env, "inspect", "hf://acme/gptq").exits(0);
+        assertTrue(text.out().contains("parameters  derived from config.json quantization_config (gptq, 4 bits)"),
+                text.describe());
+        assertTrue(text.out().contains("revision    " + FakeHub.COMMIT), text.describe());
+    }
+
+    @Test
+    void aMissingFolderOrRepositoryIsNotFound() {
+        Cli.Run run = Cli.run(env, "inspect", "--path", "unet", "hf://acme/sd").exits(3);
+        assertTrue(run.errLines().get(0).endsWith("[NOT_FOUND]"), run.describe());
+        assertTrue(run.errLines().get(0).contains("transformer, text_encoder, vae"), run.describe());
+        Cli.Run absent = Cli.run(env, "inspect", "--json", "hf://acme/absent").exits(3);
+        assertEquals("NOT_FOUND", absent.json().get(0).get("code").asString(), absent.describe());
+    }
+
+    @Test
+    void theTrailingRevisionOfEarlierVersionsIsRefusedWithTheNewForm() {
+        Cli.Run run = Cli.run(env, "inspect", "hf://acme/gptq/model.safetensors@main").exits(3);
+        assertTrue(run.errLines().get(0).contains("hf://acme/gptq@main/model.safetensors"), run.describe());
+        assertTrue(run.errLines().get(0).endsWith("[INVALID_SOURCE]"), run.describe());
+    }
+}
