@@ -3,6 +3,8 @@ package dev.safetensors.http;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
+import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.RequestCounter;
 import dev.safetensors.spi.SourceNames;
@@ -87,7 +89,7 @@ public final class HubRepository {
         Map<?, ?> info;
         try (InputStream body = answer.body()) {
             if (answer.status() >= 400) {
-                throw StatusFailures.of(name, at.file(""), null, transport.settings().hasToken(), answer);
+                throw listingFailure(name, at, answer.status());
             }
             if (answer.status() != 200) {
                 throw new StorageException(ErrorCode.SERVER_ERROR, name, "GET " + SourceNames.redact(api)
@@ -118,6 +120,21 @@ public final class HubRepository {
         }
         String repository = at.type().urlPrefix + at.repository();
         return new RepositoryListing(repository, commit, found, counter.snapshot());
+    }
+
+    private IOException listingFailure(String name, HubPath at, int status) {
+        String where = "the listing of " + at.type().urlPrefix + at.repository() + " at revision " + at.revision()
+                + " answered " + status;
+        if (status == 404 || status == 410) {
+            return new SourceNotFoundException(name, where + ": no such repository or revision");
+        }
+        if (status == 401 || status == 403) {
+            return new SourceAccessDeniedException(name, where + ": access denied; " + (transport.settings().hasToken()
+                    ? "the token was refused or does not grant access"
+                    : "a token may be needed: set HF_TOKEN or configure one in HttpSettings"));
+        }
+        return new StorageException(status >= 500 || status == 429 || status == 408 ? ErrorCode.SERVER_ERROR
+                : ErrorCode.IO_ERROR, name, where);
     }
 
     private static Optional<RepositoryCheckpoint> checkpointIn(HubPath pinned, String folder, String prefix,
