@@ -114,6 +114,6 @@ class InspectHubTest {
         ExampleProcess.Result r = ExampleProcess.run(InspectHub.class,
                 Map.of("HF_ENDPOINT", "http://" + hub.hostAndPort()), "hf://acme/absent");
         assertEquals(1, r.exitCode(), r.stdout());
-        assertTrue(r.stderr().contains("NoSuchFileException") && r.stderr().contains("acme/absent"), r.stderr());
+        assertTrue(r.stderr().contains("SourceNotFoundException") && r.stderr().contains("acme/absent"), r.stderr());
     }
 }
