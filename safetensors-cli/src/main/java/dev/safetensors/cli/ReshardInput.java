@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
@@ -56,7 +58,13 @@ final class ReshardInput implements Closeable {
      * @throws IOException with the failure of the first file or index that cannot be read or is invalid
      */
     static ReshardInput open(String argument, SourceOpener opener, Limits limits) throws IOException {
-        Target target = new ShardExpander(opener).expand(argument);
+        List<Target> found = new ShardExpander(opener).expand(argument);
+        if (found.size() != 1) {
+            // a repository with several checkpoints (diffusers components): reshard one at a time
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, Sanitized.line(argument, 400) + " holds "
+                    + found.size() + " checkpoints: name one, such as the repository's folder of the component");
+        }
+        Target target = found.get(0);
         List<Target.File> files;
         Target.Checkpoint checkpoint = null;
         if (target instanceof Target.Checkpoint c) {
