@@ -3,7 +3,8 @@
  * {@link dev.safetensors.examples.InspectS3}, {@link dev.safetensors.examples.InspectGcs},
  * {@link dev.safetensors.examples.InspectHub}, {@link dev.safetensors.examples.CopyTensor},
  * {@link dev.safetensors.examples.ReadFloats}, {@link dev.safetensors.examples.MapTensor},
- * {@link dev.safetensors.examples.SliceFromS3}, {@link dev.safetensors.examples.WriteCheckpoint}, and
+ * {@link dev.safetensors.examples.SliceFromS3}, {@link dev.safetensors.examples.ReadAcrossShards},
+ * {@link dev.safetensors.examples.WriteCheckpoint}, and
  * {@link dev.safetensors.examples.WriteSamples}, which regenerates the sample data in {@code examples/data}.
  *
  * <p>The GCS backend is not required: {@code InspectGcs} finds it through {@link java.util.ServiceLoader}, like any

@@ -1,6 +1,8 @@
 package dev.safetensors.examples;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Safetensors;
 import org.junit.jupiter.api.Test;
@@ -12,15 +14,18 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Optional;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Runs every example against the committed sample data (tests run in the examples folder: data/ is the samples). */
 class ExamplesTest {
     private static final Path SAMPLE = Path.of("data", "sample.safetensors");
+    private static final String SHARDED_INDEX = Path.of("data", "sharded", "model.safetensors.index.json").toString();
 
     @TempDir
     Path dir;
@@ -57,6 +62,51 @@ class ExamplesTest {
         String out = run(() -> MapTensor.main(new String[0]));
         assertTrue(out.startsWith("embed.weight F32[4, 3] mapped: 48 bytes, direct, read-only, LITTLE_ENDIAN"), out);
         assertTrue(out.contains("first values [-2.75, -2.25, -1.75, -1.25, -0.75, -0.25]"), out);
+    }
+
+    @Test
+    void readAcrossShardsReadsATensorOfTheSecondShard() throws IOException {
+        String out = run(() -> ReadAcrossShards.main(new String[0]));
+        String shard1 = Path.of("data", "sharded", "model-00001-of-00002.safetensors").toString();
+        String shard2 = Path.of("data", "sharded", "model-00002-of-00002.safetensors").toString();
+        assertEquals(String.join(System.lineSeparator(),
+                "Checkpoint[" + SHARDED_INDEX + ", 4 tensors in 2 files]",
+                "  embed.weight         F32   [4, 3]  in " + shard1,
+                "  layer0.attn.weight   BF16  [3, 3]  in " + shard1,
+                "  layer0.norm.weight   F16   [4]     in " + shard2,
+                "  position_ids         I64   [1, 4]  in " + shard2,
+                // the index (310 bytes) and both shards' headers: each file fits one read, so one request each
+                "  cost opened: 3 requests, 880 bytes",
+                "layer0.norm.weight -> [1.0, 1.0, 0.5, -2.0]",
+                "layer0.norm.weight[1:3] -> shape [2], [1.0, 0.5]",
+                // only the second shard was opened (its 272 bytes read again); its tensors came with that read
+                "  cost after the reads: 4 requests, 1152 bytes", ""), out);
+    }
+
+    @Test
+    void readAcrossShardsOpensOnlyTheShardItReads() throws IOException {
+        String out = run(() -> ReadAcrossShards.main(new String[] {SHARDED_INDEX, "embed.weight", "1", "3"}));
+        assertTrue(out.contains(System.lineSeparator() + "embed.weight -> [-2.75, -2.25, -1.75, -1.25, -0.75, -0.25,"
+                + " 0.25, 0.75, 1.25, 1.75, 2.25, 2.75]" + System.lineSeparator()), out);
+        assertTrue(out.contains(System.lineSeparator() + "embed.weight[1:3] -> shape [2, 3], [-1.25, -0.75, -0.25,"
+                + " 0.25, 0.75, 1.25]" + System.lineSeparator()), out);
+        // the first shard's 298 bytes, not the second's
+        assertTrue(out.endsWith("  cost after the reads: 4 requests, 1178 bytes" + System.lineSeparator()), out);
+    }
+
+    @Test
+    void readAcrossShardsNamesAMissingTensor() {
+        TensorAccessException e = assertThrows(TensorAccessException.class,
+                () -> run(() -> ReadAcrossShards.main(new String[] {SHARDED_INDEX, "lm_head.weight"})));
+        assertEquals(ErrorCode.TENSOR_NOT_FOUND, e.code());
+        assertEquals(Optional.of("lm_head.weight"), e.tensor());
+    }
+
+    @Test
+    void readAcrossShardsRefusesARangeOutsideTheTensor() {
+        TensorAccessException e = assertThrows(TensorAccessException.class,
+                () -> run(() -> ReadAcrossShards.main(new String[] {SHARDED_INDEX, "layer0.norm.weight", "2", "5"})));
+        assertEquals(ErrorCode.INVALID_SLICE, e.code());
     }
 
     @Test

@@ -114,6 +114,8 @@ class InspectHubTest {
         ExampleProcess.Result r = ExampleProcess.run(InspectHub.class,
                 Map.of("HF_ENDPOINT", "http://" + hub.hostAndPort()), "hf://acme/absent");
         assertEquals(1, r.exitCode(), r.stdout());
-        assertTrue(r.stderr().contains("SourceNotFoundException") && r.stderr().contains("acme/absent"), r.stderr());
+        // SourceNotFoundException is the NoSuchFileException of code NOT_FOUND
+        assertTrue(r.stderr().contains("dev.safetensors.SourceNotFoundException: hf://acme/absent")
+                && r.stderr().contains("answered 404"), r.stderr());
     }
 }
