@@ -36,11 +36,9 @@ class ReshardIT {
         Fixtures.twoShards(root.resolve("acme/sharded"));
         Fixtures.write(root, "acme/single/model.safetensors", Fixtures.small().build());
         hub = new FakeHub(root);
-        for (String file : List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
-                "model-00002-of-00002.safetensors")) {
-            hub.publish("acme/sharded", file);
-        }
-        hub.publish("acme/single", "model.safetensors");
+        hub.repository("acme/sharded", List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                "model-00002-of-00002.safetensors"));
+        hub.repository("acme/single", List.of("model.safetensors"));
         env = Map.of("HF_ENDPOINT", hub.endpoint());
     }
 
