@@ -2,10 +2,6 @@ package dev.safetensors.examples;
 
 import org.eclipse.jetty.server.handler.ResourceHandler;
 import org.eclipse.jetty.util.resource.ResourceFactory;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -16,13 +12,11 @@ import javax.tools.ToolProvider;
 import java.io.File;
 import java.lang.module.ModuleFinder;
 import java.lang.module.ModuleReference;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
@@ -47,25 +41,14 @@ class DownstreamIT {
 
     @TempDir
     static Path store;
-    private static BlobStoreContext context;
-    private static S3Proxy proxy;
+    private static LocalS3Proxy proxy;
     private static LoopbackServer web;
 
     @BeforeAll
     static void start() throws Exception {
         Path bucket = Files.createDirectories(store.resolve("models"));
         Files.copy(SAMPLE, bucket.resolve("sample.safetensors"));
-        Properties properties = new Properties();
-        properties.setProperty("jclouds.filesystem.basedir", store.toString());
-        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
-        proxy.start();
-        // s3proxy offers no start callback; its own start finishes within a few polls
-        for (int i = 0; i < 500 && !proxy.getState().equals("STARTED"); i++) {
-            Thread.sleep(10);
-        }
-        assertEquals("STARTED", proxy.getState());
+        proxy = LocalS3Proxy.start(store, ACCESS_KEY, SECRET_KEY);
         ResourceHandler files = new ResourceHandler();
         files.setBaseResource(ResourceFactory.root().newResource(SAMPLE.getParent()));
         files.setDirAllowed(false);
@@ -75,8 +58,7 @@ class DownstreamIT {
     @AfterAll
     static void stop() throws Exception {
         web.close();
-        proxy.stop();
-        context.close();
+        proxy.close();
     }
 
     @Test
@@ -147,7 +129,7 @@ class DownstreamIT {
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.addAll(arguments);
         command.add(SAMPLE.toString());
-        command.add("http://localhost:" + proxy.getPort());
+        command.add("http://localhost:" + proxy.port());
         command.add("s3://models/sample.safetensors");
         command.add("http://" + web.hostAndPort() + "/sample.safetensors");
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);

@@ -2,20 +2,14 @@ package dev.safetensors.examples;
 
 import dev.safetensors.DType;
 import dev.safetensors.core.SafetensorsWriter;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -30,8 +24,7 @@ class InspectS3Test {
 
     @TempDir
     static Path store;
-    private static BlobStoreContext context;
-    private static S3Proxy proxy;
+    private static LocalS3Proxy proxy;
     private static String endpoint;
     private static long largeHeaderFileSize;
 
@@ -46,22 +39,13 @@ class InspectS3Test {
         }
         largeHeaderFileSize = large.writeTo(bucket.resolve("large-header.safetensors"));
 
-        Properties properties = new Properties();
-        properties.setProperty("jclouds.filesystem.basedir", store.toString());
-        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
-        proxy.start();
-        // S3Proxy.start() returns once Jetty's start() has; STARTED is the state it then reports, checked here
-        // instead of polling without bound
-        assertEquals("STARTED", proxy.getState(), "s3proxy started");
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
+        proxy = LocalS3Proxy.start(store, ACCESS_KEY, SECRET_KEY);
+        endpoint = proxy.endpoint();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        proxy.stop();
-        context.close();
+        proxy.close();
     }
 
     private static ExampleProcess.Result inspect(String uri) throws Exception {

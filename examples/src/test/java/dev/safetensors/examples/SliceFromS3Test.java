@@ -2,22 +2,16 @@ package dev.safetensors.examples;
 
 import dev.safetensors.DType;
 import dev.safetensors.core.SafetensorsWriter;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,8 +25,7 @@ class SliceFromS3Test {
 
     @TempDir
     static Path store;
-    private static BlobStoreContext context;
-    private static S3Proxy proxy;
+    private static LocalS3Proxy proxy;
     private static String endpoint;
     private static long headerBytes;
 
@@ -50,22 +43,13 @@ class SliceFromS3Test {
                 .writeTo(bucket.resolve("matrix.safetensors"));
         headerBytes = size - ROWS * COLUMNS * 4L;
 
-        Properties properties = new Properties();
-        properties.setProperty("jclouds.filesystem.basedir", store.toString());
-        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
-        proxy.start();
-        while (!proxy.getState().equals("STARTED")) {
-            Thread.sleep(10);
-        }
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
+        proxy = LocalS3Proxy.start(store, ACCESS_KEY, SECRET_KEY);
+        endpoint = proxy.endpoint();
     }
 
     @AfterAll
     static void stop() throws Exception {
-        proxy.stop();
-        context.close();
+        proxy.close();
     }
 
     @Test
