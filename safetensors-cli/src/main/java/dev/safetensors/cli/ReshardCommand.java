@@ -4,6 +4,7 @@ import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Alignment;
+import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
 import dev.safetensors.core.ShardedWriter;
@@ -49,6 +50,9 @@ final class ReshardCommand implements Callable<Integer> {
 
     @Mixin
     CommonOptions common;
+
+    @Mixin
+    RemoteReadOptions remote;
 
     @Parameters(index = "0", paramLabel = "SOURCE", description = "The checkpoint to read.")
     String source;
@@ -96,6 +100,7 @@ final class ReshardCommand implements Callable<Integer> {
         long maxBytes = single ? Long.MAX_VALUE : size();
         Alignment alignment = alignment();
         Limits limits = common.limits();
+        ReadOptions readOptions = remote.readOptions();
         Map<String, String> extra = metadata(limits);
         ShardedWriter writer;
         try {
@@ -109,7 +114,7 @@ final class ReshardCommand implements Callable<Integer> {
         String shown = Location.parse(source).text();
         ReshardInput input;
         try {
-            input = ReshardInput.open(source, opener, limits);
+            input = ReshardInput.open(source, opener, limits, readOptions);
         } catch (ReshardInput.ExpansionFailure e) {
             return failed(output, report, shown, e.failure());
         } catch (IOException | RuntimeException e) {
@@ -134,7 +139,7 @@ final class ReshardCommand implements Callable<Integer> {
                 TensorInfo info = t.info();
                 long length = info.byteLength();
                 writer.tensor(info.name(), info.dtype(), info.shape(), TensorSource.of(length, () ->
-                        DigestingChannel.reading(t.source().openRange(t.position(), length), length, bar::advance,
+                        DigestingChannel.reading(t.open(), length, bar::advance,
                                 d -> read.put(info.name(), d))));
             }
             List<Path> written;

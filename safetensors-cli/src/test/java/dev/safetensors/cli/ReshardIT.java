@@ -15,14 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code reshard} from remote sources through the real launcher: a fake Hub ({@code HF_ENDPOINT}, WireMock, redirecting
- * to a Jetty CDN with genuine ranges) and an S3-compatible endpoint (the same server answering path-style
- * {@code /BUCKET/KEY} GETs), both on loopback.
+ * {@code reshard} from a Hub repository through the real launcher: a fake Hub ({@code HF_ENDPOINT}, WireMock,
+ * redirecting to a Jetty CDN with genuine ranges) on loopback. From S3: {@link ReshardS3IT}.
  */
 class ReshardIT {
-    private static final Map<String, String> S3 = Map.of("AWS_REGION", "us-east-1", "AWS_ACCESS_KEY_ID", "test",
-            "AWS_SECRET_ACCESS_KEY", "test", "AWS_EC2_METADATA_DISABLED", "true");
-
     @TempDir
     static Path root;
     private static FakeHub hub;
@@ -36,11 +32,9 @@ class ReshardIT {
         Fixtures.twoShards(root.resolve("acme/sharded"));
         Fixtures.write(root, "acme/single/model.safetensors", Fixtures.small().build());
         hub = new FakeHub(root);
-        for (String file : List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
-                "model-00002-of-00002.safetensors")) {
-            hub.publish("acme/sharded", file);
-        }
-        hub.publish("acme/single", "model.safetensors");
+        hub.repository("acme/sharded", List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                "model-00002-of-00002.safetensors"));
+        hub.repository("acme/single", List.of("model.safetensors"));
         env = Map.of("HF_ENDPOINT", hub.endpoint());
     }
 
@@ -85,19 +79,5 @@ class ReshardIT {
         Cli.Run validate = Cli.run("validate", out.resolve("model.safetensors.index.json").toString()).exits(0);
         assertTrue(validate.out().contains("sharded checkpoint"), validate.describe());
         ReshardTest.assertSameTensorsAcross(root.resolve("acme/single/model.safetensors"), out);
-    }
-
-    @Test
-    void anS3IndexIsMergedFromAnS3CompatibleEndpoint() throws Exception {
-        Cli.Run run = Cli.run(S3, "reshard", "s3://acme/sharded/model.safetensors.index.json", "--s3-endpoint",
-                hub.cdnBase().toString(), "--s3-path-style", "--out", out.toString(), "--single",
-                "--metadata", "source=s3").exits(0);
-        assertTrue(run.out().contains("resharded s3://acme/sharded/model.safetensors.index.json: 3 tensors"),
-                run.describe());
-        assertEquals("", run.stderr(), run.describe());
-        try (SafetensorsFile m = SafetensorsFile.open(out.resolve("model.safetensors"))) {
-            assertEquals("s3", m.header().metadata().get("source"));
-            assertEquals(3, m.header().tensors().size());
-        }
     }
 }
