@@ -33,7 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
         description = {"Write a checkpoint as shards of at most --max-shard-size (sum of tensor bytes, as"
                 + " huggingface_hub counts it) and an index, or as one file. SOURCE is anything the other commands"
                 + " read: a file, an index, an hf:// repository, s3://, gs://, https://.",
-                "Tensor bytes are streamed from the source to the new files. Each tensor's SHA-256 is computed as it"
+                "Tensor bytes are streamed from the source to the new files, one tensor at a time; a remote tensor"
+                        + " comes in --part-size parts, --parallel at once. Each tensor's SHA-256 is computed as it"
                         + " is read from the source, then again from the file it landed in after writing; the two"
                         + " must be equal. Every file is written to a temporary file and renamed into place only"
                         + " when all are complete; existing files are never replaced without --force."},
