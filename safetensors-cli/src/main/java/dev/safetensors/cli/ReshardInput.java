@@ -75,14 +75,13 @@ final class ReshardInput implements Closeable {
      */
     static ReshardInput open(String argument, SourceOpener opener, Limits limits, ReadOptions options)
             throws IOException {
-        List<Target> targets = new ShardExpander(opener).expand(argument);
-        if (targets.size() > 1) {
-            // a diffusers repository: each component is a checkpoint of its own, and a reshard writes one
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, Location.parse(argument).text() + " holds "
-                    + targets.size() + " checkpoints (" + String.join(", ", targets.stream().map(t -> t instanceof
-                    Target.Checkpoint c ? c.source() : ((Target.File) t).location().text()).toList()) + "); reshard one of them");
+        List<Target> found = new ShardExpander(opener).expand(argument);
+        if (found.size() != 1) {
+            // a repository with several checkpoints (diffusers components): reshard one at a time
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, Sanitized.line(argument, 400) + " holds "
+                    + found.size() + " checkpoints: name one, such as the repository's folder of the component");
         }
-        Target target = targets.get(0);
+        Target target = found.get(0);
         List<Target.File> files;
         Target.Checkpoint checkpoint = null;
         if (target instanceof Target.Checkpoint c) {
