@@ -33,16 +33,17 @@ final class CheckRun {
      *
      * @param sources the SOURCE arguments
      * @param common  the common options
+     * @param jobs    files examined at once
      * @param out     stdout
      * @param err     stderr
      * @param tensors whether JSON results list tensors
      * @param text    how a result reads as text
      * @return the exit code
      */
-    static int headerChecks(List<String> sources, CommonOptions common, PrintStream out, PrintStream err,
-                            boolean tensors, Function<SourceResult, String> text) {
+    static int headerChecks(List<String> sources, CommonOptions common, int jobs, PrintStream out,
+                            PrintStream err, boolean tensors, Function<SourceResult, String> text) {
         SourceOpener opener = common.opener();
-        return run(expand(sources, opener), common.jobs(), common.output(out, err),
+        return run(expand(sources, opener), jobs, common.output(out, err),
                 new HeaderCheck(opener, common.limits()), tensors, text);
     }
 

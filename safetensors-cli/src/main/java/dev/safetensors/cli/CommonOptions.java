@@ -9,10 +9,8 @@ import picocli.CommandLine.Spec;
 import java.io.PrintStream;
 import java.net.URI;
 
-/** The options every subcommand takes, mixed into each of them. */
+/** The options every subcommand takes, mixed into each of them ({@code --jobs} is {@link JobsOption}'s). */
 final class CommonOptions {
-    static final int MAX_JOBS = 256;
-
     @Spec(Spec.Target.MIXEE)
     CommandSpec spec;
 
@@ -22,10 +20,6 @@ final class CommonOptions {
     @Option(names = "--policy", paramLabel = "POLICY", description = "Validation policy: strict (the default) or"
             + " official (what the official Rust crate accepts: 100 MB headers, all 22 dtypes).")
     Policy policy = Policy.STRICT;
-
-    @Option(names = "--jobs", paramLabel = "N", description = "Sources (files and shards) examined in parallel;"
-            + " default ${DEFAULT-VALUE}.")
-    int jobs = 8;
 
     @Option(names = "--max-header-bytes", paramLabel = "N", description = "Largest header accepted, in bytes"
             + " (strict default 8388608).")
@@ -59,18 +53,6 @@ final class CommonOptions {
         } catch (IllegalArgumentException e) {
             throw new ParameterException(spec.commandLine(), "--max-header-bytes: " + e.getMessage());
         }
-    }
-
-    /**
-     * @return the number of parallel jobs
-     * @throws ParameterException if out of range
-     */
-    int jobs() {
-        if (jobs < 1 || jobs > MAX_JOBS) {
-            throw new ParameterException(spec.commandLine(), "--jobs must be between 1 and " + MAX_JOBS + ", was "
-                    + jobs);
-        }
-        return jobs;
     }
 
     /**

@@ -56,13 +56,8 @@ final class DumpCommand implements Callable<Integer> {
             + " also the 8-bit floats F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ).")
     boolean f32;
 
-    @Option(names = "--parallel", paramLabel = "N", description = "Parts of a remote tensor fetched at once, 1 to "
-            + ReadOptions.MAX_PARALLELISM + "; 1 reads it as one stream (default ${DEFAULT-VALUE}).")
-    int parallel = ReadOptions.DEFAULT_PARALLELISM;
-
-    @Option(names = "--part-size", paramLabel = "BYTES", description = "Bytes per part of a remote tensor, a multiple"
-            + " of 8 from " + ReadOptions.MIN_PART_SIZE_BYTES + " (default ${DEFAULT-VALUE}).")
-    int partSize = ReadOptions.DEFAULT_PART_SIZE_BYTES;
+    @Mixin
+    RemoteReadOptions remote;
 
     @Option(names = "--binary", description = "With --f32: write little-endian float32 instead of text.")
     boolean binary;
@@ -96,7 +91,7 @@ final class DumpCommand implements Callable<Integer> {
         if (file == null && common.json) {
             throw usage("--json describes what was written and needs --out FILE");
         }
-        ReadOptions readOptions = readOptions();
+        ReadOptions readOptions = remote.readOptions();
         Location location = Location.parse(source);
         if (location.isIndex() || location.isHubRepository()) {
             throw usage("dump reads one file: name the shard that holds the tensor (see 'safetensors inspect"
@@ -211,14 +206,6 @@ final class DumpCommand implements Callable<Integer> {
             return new StorageException(ErrorCode.WRITE_FAILED, file.toString(), s.detail(), s);
         }
         return Sink.failure(file.toString(), e);
-    }
-
-    private ReadOptions readOptions() {
-        try {
-            return ReadOptions.builder().parallelism(parallel).partSizeBytes(partSize).build();
-        } catch (IllegalArgumentException e) {
-            throw usage((e.getMessage().startsWith("parallelism") ? "--parallel: " : "--part-size: ") + e.getMessage());
-        }
     }
 
     private String name() {

@@ -32,6 +32,9 @@ final class InspectCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Mixin
+    JobsOption jobs;
+
     @Option(names = "--tensors", description = "Also list every tensor: name, dtype, shape and bytes.")
     boolean tensors;
 
@@ -73,7 +76,7 @@ final class InspectCommand implements Callable<Integer> {
         if (files.isEmpty()) {
             return Status.VALID.exitCode();
         }
-        int code = CheckRun.headerChecks(List.copyOf(files), common, out, err, tensors, this::text);
+        int code = CheckRun.headerChecks(List.copyOf(files), common, jobs.value(), out, err, tensors, this::text);
         files.clear();
         return code;
     }

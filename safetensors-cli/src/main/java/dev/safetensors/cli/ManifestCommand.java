@@ -31,6 +31,9 @@ final class ManifestCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Mixin
+    JobsOption jobs;
+
     @Option(names = "--compute", description = "Stream and hash Hub files too, instead of recording the digest"
             + " the Hub reports.")
     boolean compute;
@@ -55,11 +58,11 @@ final class ManifestCommand implements Callable<Integer> {
         SourceOpener opener = common.opener();
         List<Target> targets = CheckRun.expand(sources, opener);
         List<ManifestEntry> entries = new ArrayList<>();
-        int jobs = common.jobs();
+        int files = jobs.value();
         Status worst;
         try (ProgressBar bar = problems.startProgress(0, ProgressBar.Unit.BYTES)) {
             FileCheck check = new DigestCheck(opener, common.limits(), f -> Expected.NOTHING, !compute, bar);
-            worst = new Batch(jobs, () -> { }).run(targets, check, r -> {
+            worst = new Batch(files, () -> { }).run(targets, check, r -> {
                 if (r.status() != Status.VALID) {
                     problems.result(r, false, TextFormatter::statusLine);
                 } else if (r.kind() != SourceResult.Kind.CHECKPOINT) {

@@ -4,6 +4,7 @@ import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Alignment;
+import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
 import dev.safetensors.core.ShardedWriter;
@@ -32,7 +33,8 @@ import java.util.concurrent.ConcurrentHashMap;
         description = {"Write a checkpoint as shards of at most --max-shard-size (sum of tensor bytes, as"
                 + " huggingface_hub counts it) and an index, or as one file. SOURCE is anything the other commands"
                 + " read: a file, an index, an hf:// repository, s3://, gs://, https://.",
-                "Tensor bytes are streamed from the source to the new files. Each tensor's SHA-256 is computed as it"
+                "Tensor bytes are streamed from the source to the new files, one tensor at a time; a remote tensor"
+                        + " comes in --part-size parts, --parallel at once. Each tensor's SHA-256 is computed as it"
                         + " is read from the source, then again from the file it landed in after writing; the two"
                         + " must be equal. Every file is written to a temporary file and renamed into place only"
                         + " when all are complete; existing files are never replaced without --force."},
@@ -49,6 +51,9 @@ final class ReshardCommand implements Callable<Integer> {
 
     @Mixin
     CommonOptions common;
+
+    @Mixin
+    RemoteReadOptions remote;
 
     @Parameters(index = "0", paramLabel = "SOURCE", description = "The checkpoint to read.")
     String source;
@@ -96,6 +101,7 @@ final class ReshardCommand implements Callable<Integer> {
         long maxBytes = single ? Long.MAX_VALUE : size();
         Alignment alignment = alignment();
         Limits limits = common.limits();
+        ReadOptions readOptions = remote.readOptions();
         Map<String, String> extra = metadata(limits);
         ShardedWriter writer;
         try {
@@ -109,7 +115,7 @@ final class ReshardCommand implements Callable<Integer> {
         String shown = Location.parse(source).text();
         ReshardInput input;
         try {
-            input = ReshardInput.open(source, opener, limits);
+            input = ReshardInput.open(source, opener, limits, readOptions);
         } catch (ReshardInput.ExpansionFailure e) {
             return failed(output, report, shown, e.failure());
         } catch (IOException | RuntimeException e) {
@@ -134,7 +140,7 @@ final class ReshardCommand implements Callable<Integer> {
                 TensorInfo info = t.info();
                 long length = info.byteLength();
                 writer.tensor(info.name(), info.dtype(), info.shape(), TensorSource.of(length, () ->
-                        DigestingChannel.reading(t.source().openRange(t.position(), length), length, bar::advance,
+                        DigestingChannel.reading(t.open(), length, bar::advance,
                                 d -> read.put(info.name(), d))));
             }
             List<Path> written;

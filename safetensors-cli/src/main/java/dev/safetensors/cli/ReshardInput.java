@@ -6,10 +6,12 @@ import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
+import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 
 import java.io.Closeable;
 import java.io.IOException;
+import java.nio.channels.ReadableByteChannel;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
@@ -33,8 +35,21 @@ final class ReshardInput implements Closeable {
      * @param info     name, dtype, shape and offsets as the source's header says
      * @param source   the open file that holds it
      * @param position the absolute offset of its first byte in that file
+     * @param file     the same file, validated, reading with this run's {@link ReadOptions}
+     * @param remote   whether the file is remote
      */
-    record Tensor(TensorInfo info, RandomAccessSource source, long position) {
+    record Tensor(TensorInfo info, RandomAccessSource source, long position, SafetensorsFile file, boolean remote) {
+        /**
+         * A local file's range is read directly; a remote file's tensor comes in the remote layer's parallel parts,
+         * or for free when it came with the header.
+         *
+         * @return a new channel over the tensor's bytes; the caller closes it
+         * @throws IOException if the range cannot be opened
+         */
+        ReadableByteChannel open() throws IOException {
+            return remote ? FetchedTensorChannel.start(file, info.name(), source.name())
+                    : source.openRange(position, info.byteLength());
+        }
     }
 
     private final String name;
@@ -54,10 +69,12 @@ final class ReshardInput implements Closeable {
      * @param argument what the user typed
      * @param opener   this run's opener
      * @param limits   the policy every input file must pass
+     * @param options  how remote tensors are fetched
      * @return the opened, validated checkpoint; close it when done
      * @throws IOException with the failure of the first file or index that cannot be read or is invalid
      */
-    static ReshardInput open(String argument, SourceOpener opener, Limits limits) throws IOException {
+    static ReshardInput open(String argument, SourceOpener opener, Limits limits, ReadOptions options)
+            throws IOException {
         List<Target> found = new ShardExpander(opener).expand(argument);
         if (found.size() != 1) {
             // a repository with several checkpoints (diffusers components): reshard one at a time
@@ -82,12 +99,13 @@ final class ReshardInput implements Closeable {
             Map<String, String> metadata = new LinkedHashMap<>();
             Map<String, SafetensorsHeader> headers = new LinkedHashMap<>();
             for (int i = 0; i < files.size(); i++) {
-                RandomAccessSource src = opener.open(files.get(i).location());
+                Location location = files.get(i).location();
+                RandomAccessSource src = opener.open(location);
                 sources.add(src);
-                SafetensorsHeader h;
-                try (SafetensorsFile f = SafetensorsFile.open(src, limits, false)) {
-                    h = f.header();
-                }
+                // not closed: over a source it does not own, its close() only marks it closed; the source is
+                // closed in close()
+                SafetensorsFile f = SafetensorsFile.open(src, limits, false, options);
+                SafetensorsHeader h = f.header();
                 if (checkpoint != null) {
                     headers.put(checkpoint.index().shards().get(i), h);
                 }
@@ -95,7 +113,7 @@ final class ReshardInput implements Closeable {
                 List<TensorInfo> inOrder = new ArrayList<>(h.tensors());
                 inOrder.sort(Comparator.comparingLong(TensorInfo::begin).thenComparingLong(TensorInfo::end));
                 for (TensorInfo t : inOrder) {
-                    tensors.add(new Tensor(t, src, h.payloadOffset() + t.begin()));
+                    tensors.add(new Tensor(t, src, h.payloadOffset() + t.begin(), f, !location.isLocal()));
                 }
             }
             if (checkpoint != null) {

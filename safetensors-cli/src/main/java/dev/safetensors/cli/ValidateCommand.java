@@ -28,6 +28,9 @@ final class ValidateCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Mixin
+    JobsOption jobs;
+
     @Parameters(arity = "1..*", paramLabel = "SOURCE", description = "A file (a local path, or an s3, gs, https or"
             + " hf URL), a *.safetensors.index.json, or a Hub repository hf://OWNER/REPO[@REVISION].")
     List<String> sources;
@@ -43,6 +46,6 @@ final class ValidateCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        return CheckRun.headerChecks(sources, common, out, err, false, TextFormatter::statusLine);
+        return CheckRun.headerChecks(sources, common, jobs.value(), out, err, false, TextFormatter::statusLine);
     }
 }

@@ -40,6 +40,9 @@ final class VerifyCommand implements Callable<Integer> {
     @Mixin
     CommonOptions common;
 
+    @Mixin
+    JobsOption jobs;
+
     @Option(names = "--sha256", paramLabel = "HEX", description = "The expected SHA-256, 64 hex digits.")
     String sha256;
 
@@ -112,10 +115,10 @@ final class VerifyCommand implements Callable<Integer> {
             targets.add(file);
         }
         SourceOpener opener = common.opener();
-        int jobs = common.jobs();
+        int files = jobs.value();
         try (ProgressBar bar = output.startProgress(0, ProgressBar.Unit.BYTES)) {
             FileCheck check = new DigestCheck(opener, common.limits(), expected::get, false, bar);
-            Status worst = new Batch(jobs, () -> { }).run(targets, check,
+            Status worst = new Batch(files, () -> { }).run(targets, check,
                     r -> output.result(r, false, TextFormatter::verifyLine));
             return worst.exitCode();
         }

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.nio.file.Path;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Help of every subcommand and usage errors (exit 2), in-process. */
@@ -12,13 +13,27 @@ class CommandLineTest {
 
     @Test
     void everySubcommandHasHelpWithExamplesAndTheCommonOptions() {
-        for (String command : new String[] {"inspect", "validate", "verify", "manifest", "dump"}) {
+        for (String command : new String[] {"inspect", "validate", "verify", "manifest", "dump", "reshard"}) {
             Cli.Run run = InProcess.run(command, "--help").exits(0);
             assertTrue(run.out().contains("Examples:"), run.describe());
             assertTrue(run.out().contains("safetensors " + command), run.describe());
-            for (String option : new String[] {"--json", "--policy", "--jobs", "--max-header-bytes", "--debug"}) {
+            for (String option : new String[] {"--json", "--policy", "--max-header-bytes", "--debug"}) {
                 assertTrue(run.out().contains(option), option + "\n" + run.describe());
             }
+        }
+    }
+
+    @Test
+    void manyFilesTakeJobsAndCopiedTensorsTakeParts() {
+        for (String command : new String[] {"inspect", "validate", "verify", "manifest"}) {
+            Cli.Run run = InProcess.run(command, "--help").exits(0);
+            assertTrue(run.out().contains("--jobs"), run.describe());
+            assertFalse(run.out().contains("--parallel"), run.describe());
+        }
+        for (String command : new String[] {"dump", "reshard"}) {
+            Cli.Run run = InProcess.run(command, "--help").exits(0);
+            assertTrue(run.out().contains("--parallel") && run.out().contains("--part-size"), run.describe());
+            assertFalse(run.out().contains("--jobs"), "a flag it would ignore\n" + run.describe());
         }
     }
 
@@ -36,6 +51,10 @@ class CommandLineTest {
             {"verify", sample.toString(), "--sha256", "abc"},
             {"dump", "--binary", sample.toString(), "embed.weight", "--out", "/dev/null"},
             {"dump", "--json", sample.toString(), "embed.weight"},
+            {"dump", "--jobs", "4", sample.toString(), "embed.weight", "--out", "/dev/null"},
+            {"reshard", "--jobs", "4", sample.toString(), "--out", "/tmp/never-written"},
+            {"reshard", "--parallel", "0", sample.toString(), "--out", "/tmp/never-written"},
+            {"reshard", "--part-size", "65537", sample.toString(), "--out", "/tmp/never-written"},
         };
         for (String[] args : cases) {
             Cli.Run run = InProcess.run(args);

@@ -15,14 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code reshard} from remote sources through the real launcher: a fake Hub ({@code HF_ENDPOINT}, WireMock, redirecting
- * to a Jetty CDN with genuine ranges) and an S3-compatible endpoint (the same server answering path-style
- * {@code /BUCKET/KEY} GETs), both on loopback.
+ * {@code reshard} from a Hub repository through the real launcher: a fake Hub ({@code HF_ENDPOINT}, WireMock,
+ * redirecting to a Jetty CDN with genuine ranges) on loopback. From S3: {@link ReshardS3IT}.
  */
 class ReshardIT {
-    private static final Map<String, String> S3 = Map.of("AWS_REGION", "us-east-1", "AWS_ACCESS_KEY_ID", "test",
-            "AWS_SECRET_ACCESS_KEY", "test", "AWS_EC2_METADATA_DISABLED", "true");
-
     @TempDir
     static Path root;
     private static FakeHub hub;
@@ -86,16 +82,23 @@ class ReshardIT {
     }
 
     @Test
-    void anS3IndexIsMergedFromAnS3CompatibleEndpoint() throws Exception {
-        Cli.Run run = Cli.run(S3, "reshard", "s3://acme/sharded/model.safetensors.index.json", "--s3-endpoint",
-                hub.cdnBase().toString(), "--s3-path-style", "--out", out.toString(), "--single",
-                "--metadata", "source=s3").exits(0);
-        assertTrue(run.out().contains("resharded s3://acme/sharded/model.safetensors.index.json: 3 tensors"),
-                run.describe());
-        assertEquals("", run.stderr(), run.describe());
-        try (SafetensorsFile m = SafetensorsFile.open(out.resolve("model.safetensors"))) {
-            assertEquals("s3", m.header().metadata().get("source"));
-            assertEquals(3, m.header().tensors().size());
+    void aPipelineIsRefusedAndOneOfItsComponentsIsResharded() throws Exception {
+        // a diffusers pipeline of two components: a reshard writes one checkpoint, so one component is named
+        Fixtures.write(root, "acme/pipe/text_encoder/model.safetensors", Fixtures.small().build());
+        Fixtures.write(root, "acme/pipe/vae/diffusion_pytorch_model.safetensors", Fixtures.small().build());
+        hub.repository("acme/pipe", List.of("model_index.json", "text_encoder/model.safetensors",
+                "vae/diffusion_pytorch_model.safetensors"));
+        Cli.Run whole = Cli.run(env, "reshard", "--json", "hf://acme/pipe", "--out", out.toString());
+        JsonNode failure = whole.json().get(0);
+        assertEquals("INVALID_SOURCE", failure.get("code").asString(), whole.describe());
+        String message = failure.get("message").asString();
+        assertTrue(message.startsWith("hf://acme/pipe holds 2 checkpoints: name one"), whole.describe());
+        assertEquals(3, whole.exit(), whole.describe());
+        try (var written = java.nio.file.Files.list(out)) {
+            assertEquals(0, written.count(), "nothing written");
         }
+        Cli.run(env, "reshard", "hf://acme/pipe/vae", "--out", out.toString(), "--single").exits(0);
+        ReshardTest.assertSameTensors(root.resolve("acme/pipe/vae/diffusion_pytorch_model.safetensors"),
+                out.resolve("model.safetensors"));
     }
 }

@@ -1,0 +1,144 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.DType;
+import dev.safetensors.core.SafetensorsFile;
+import dev.safetensors.core.SafetensorsWriter;
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Random;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code reshard} from s3proxy, a real S3 API server in this JVM on loopback, through the real launcher (the S3
+ * backend joins the command's module path only there). s3proxy serves a filesystem blob store in which the folder
+ * {@code models} is the bucket and every file under it an object, and checks the AWS signatures of the keys the
+ * command is handed.
+ */
+class ReshardS3IT {
+    private static final String ACCESS_KEY = "reshard-access-key";
+    private static final String SECRET_KEY = "reshard-secret-key";
+    private static final Map<String, String> ENV = Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY, "AWS_SECRET_ACCESS_KEY",
+            SECRET_KEY, "AWS_REGION", "us-east-1", "AWS_EC2_METADATA_DISABLED", "true");
+    /** 1 MiB of F32: 16 parts of the smallest part size. */
+    private static final int LARGE_FLOATS = 256 * 1024;
+
+    @TempDir
+    static Path store;
+    private static Path bucket;
+    private static BlobStoreContext context;
+    private static S3Proxy proxy;
+    private static String endpoint;
+
+    @TempDir
+    Path out;
+
+    @BeforeAll
+    static void start() throws Exception {
+        bucket = Files.createDirectories(store.resolve("models"));
+        Fixtures.write(bucket, "single/model.safetensors", Fixtures.small().build());
+        Fixtures.twoShards(bucket.resolve("sharded"));
+        byte[] large = new byte[LARGE_FLOATS * 4];
+        new Random(16).nextBytes(large);
+        Files.createDirectories(bucket.resolve("large"));
+        SafetensorsWriter.create().tensor("norm", DType.F32, new long[] {4}, new byte[16])
+                .tensor("embed", DType.F32, new long[] {LARGE_FLOATS}, large)
+                .writeTo(bucket.resolve("large/model.safetensors"));
+
+        Properties properties = new Properties();
+        properties.setProperty("jclouds.filesystem.basedir", store.toString());
+        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
+        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
+                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
+        proxy.start();
+        // start() returns once Jetty's start() has: STARTED is checked, not polled for
+        assertEquals("STARTED", proxy.getState(), "s3proxy started");
+        endpoint = "http://127.0.0.1:" + proxy.getPort();
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        proxy.stop();
+        context.close();
+    }
+
+    private Cli.Run reshard(String... args) {
+        List<String> line = new java.util.ArrayList<>(List.of("reshard", "--json", "--s3-endpoint", endpoint,
+                "--out", out.toString()));
+        line.addAll(List.of(args));
+        return Cli.run(ENV, line.toArray(String[]::new));
+    }
+
+    private static JsonNode summary(Cli.Run run) {
+        List<JsonNode> lines = run.json();
+        JsonNode last = lines.get(lines.size() - 1);
+        assertEquals("reshard", last.get("kind").asString(), run.describe());
+        assertEquals("ok", last.get("status").asString(), run.describe());
+        return last;
+    }
+
+    @Test
+    void aSingleObjectIsSplitIntoVerifiedShards() throws Exception {
+        Cli.Run run = reshard("s3://models/single/model.safetensors", "--max-shard-size", "20B").exits(0);
+        JsonNode summary = summary(run);
+        assertEquals("s3://models/single/model.safetensors", summary.get("source").asString());
+        assertTrue(summary.get("files").asInt() > 2, run.describe());
+        // the object is small: its tensors came with the header's read, so one GET is the whole cost
+        assertEquals(1, summary.get("requests").asLong(), run.describe());
+        ReshardTest.assertSameTensorsAcross(bucket.resolve("single/model.safetensors"), out);
+        Cli.run("validate", out.resolve("model.safetensors.index.json").toString()).exits(0);
+    }
+
+    @Test
+    void anIndexWithTwoShardsIsMergedIntoOneFile() throws Exception {
+        Cli.Run run = reshard("s3://models/sharded/model.safetensors.index.json", "--single",
+                "--metadata", "source=s3").exits(0);
+        JsonNode summary = summary(run);
+        assertEquals(3, summary.get("tensor_count").asInt(), run.describe());
+        assertEquals(2, summary.get("requests").asLong(), "one GET per shard: " + run.describe());
+        Path merged = out.resolve("model.safetensors");
+        try (SafetensorsFile m = SafetensorsFile.open(merged)) {
+            assertEquals("s3", m.header().metadata().get("source"));
+            assertEquals(3, m.header().tensors().size());
+        }
+        for (String shard : List.of("model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors")) {
+            try (SafetensorsFile s = SafetensorsFile.open(bucket.resolve("sharded").resolve(shard));
+                 SafetensorsFile m = SafetensorsFile.open(merged)) {
+                for (var t : s.header().tensors()) {
+                    assertEquals(s.readBytes(t.name()), m.readBytes(t.name()), t.name());
+                }
+            }
+        }
+    }
+
+    @Test
+    void aLargeTensorComesInParallelPartsAndOneStreamWithParallelOne() throws Exception {
+        Path source = bucket.resolve("large/model.safetensors");
+        Cli.Run stream = reshard("s3://models/large/model.safetensors", "--single", "--parallel", "1").exits(0);
+        long streamed = summary(stream).get("requests").asLong();
+        ReshardTest.assertSameTensors(source, out.resolve("model.safetensors"));
+
+        Cli.Run parts = reshard("s3://models/large/model.safetensors", "--single", "--force", "--parallel", "4",
+                "--part-size", "65536").exits(0);
+        long parted = summary(parts).get("requests").asLong();
+        ReshardTest.assertSameTensors(source, out.resolve("model.safetensors"));
+        // the header's GET, then the 1 MiB tensor as one ranged GET, or as 16 parts of 64 KiB
+        assertEquals(2, streamed, stream.describe());
+        assertEquals(1 + 16, parted, parts.describe());
+    }
+}
