@@ -89,6 +89,14 @@ final class ArgumentParser {
 
     /** Gives each parameter, in order, as many arguments as it may take while leaving the later ones their minimum. */
     private static void deal(List<PositionalSpec> parameters, List<String> args) {
+        long needed = 0;
+        for (PositionalSpec parameter : parameters) {
+            // the arguments fill the parameters in order: the first one left short is the one missing
+            needed += parameter.min();
+            if (needed > args.size()) {
+                throw new UsageException("Missing required parameter: '" + parameter.label() + "'");
+            }
+        }
         int next = 0;
         for (int p = 0; p < parameters.size(); p++) {
             PositionalSpec parameter = parameters.get(p);
@@ -97,9 +105,6 @@ final class ArgumentParser {
                 laterMinimum += later.min();
             }
             long available = args.size() - next - laterMinimum;
-            if (available < parameter.min()) {
-                throw new UsageException("Missing required parameter: '" + parameter.label() + "'");
-            }
             long take = Math.min(available, parameter.max());
             for (long k = 0; k < take; k++) {
                 String arg = args.get(next++);
