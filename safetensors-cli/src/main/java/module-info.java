@@ -11,13 +11,9 @@ module dev.safetensors.cli {
     requires dev.safetensors.core;
     requires dev.safetensors.http;
     requires static dev.safetensors.s3;
-    requires info.picocli;
     // the JDK's System.Logger backend once present; Main routes it (DebugLog)
     requires java.logging;
     requires tools.jackson.core;
 
     uses dev.safetensors.RandomAccessSourceProvider;
-
-    // picocli sets the annotated option fields reflectively
-    opens dev.safetensors.cli to info.picocli;
 }

@@ -1,5 +1,4 @@
 package dev.safetensors.cli;
-
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.StorageException;
@@ -9,66 +8,37 @@ import dev.safetensors.UnsupportedDtypeException;
 import dev.safetensors.core.AtomicFile;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
+import java.util.List;
 import java.nio.channels.Channels;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 
 /** {@code safetensors dump}: one tensor's bytes, raw or widened to float32. */
-@Command(name = "dump", sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Write one tensor to stdout or a file: its raw bytes as stored (little-endian), or with --f32"
-                + " its values widened to float32 (F32, F16 and BF16 tensors; with --policy official also F8_E4M3,"
-                + " F8_E5M2, F8_E8M0, F8_E4M3FNUZ and F8_E5M2FNUZ), as text (one value per line) or,"
-                + " with --binary, as little-endian float32.",
-                "The header is validated first; the tensor is then read with one ranged read. Binary output is"
-                        + " refused on a terminal: redirect it or use --out."},
-        footer = {"", "Examples:",
-                "  safetensors dump model.safetensors lm_head.weight --out lm_head.bin",
-                "  safetensors dump --f32 model.safetensors model.norm.weight | head",
-                "  safetensors dump --f32 --binary hf://openai-community/gpt2/model.safetensors wte.weight > wte.f32"})
-final class DumpCommand implements Callable<Integer> {
+final class DumpCommand implements Subcommand {
     /** {@link #dump} could not examine or read the source; the result says why. */
     private static final int SEE_RESULT = -1;
 
     private final PrintStream out;
     private final PrintStream err;
 
-    @Spec
-    CommandSpec spec;
+    final CommonOptions common = new CommonOptions();
 
-    @Mixin
-    CommonOptions common;
-
-    @Option(names = "--f32", description = "Widen the values to float32 (F32, F16, BF16; with --policy official"
-            + " also the 8-bit floats F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ).")
     boolean f32;
 
-    @Mixin
-    RemoteReadOptions remote;
+    final RemoteReadOptions remote = new RemoteReadOptions();
 
-    @Option(names = "--binary", description = "With --f32: write little-endian float32 instead of text.")
     boolean binary;
 
-    @Option(names = {"-o", "--out"}, paramLabel = "FILE", description = "Write to FILE instead of stdout.")
     Path file;
 
-    @Parameters(index = "0", paramLabel = "SOURCE", description = "The file that holds the tensor.")
     String source;
 
-    @Parameters(index = "1", paramLabel = "TENSOR", description = "The tensor's name.")
     String tensor;
 
     /**
@@ -81,7 +51,37 @@ final class DumpCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        CommandSpec spec = new CommandSpec("dump", List.of("Write one tensor to stdout or a file: its raw bytes"
+                + " as stored (little-endian), or with --f32"
+                + " its values widened to float32 (F32, F16 and BF16 tensors; with --policy official also F8_E4M3,"
+                + " F8_E5M2, F8_E8M0, F8_E4M3FNUZ and F8_E5M2FNUZ), as text (one value per line) or,"
+                + " with --binary, as little-endian float32.",
+                "The header is validated first; the tensor is then read with one ranged read. Binary output is"
+                        + " refused on a terminal: redirect it or use --out."),
+                List.of("", "Examples:",
+                "  safetensors dump model.safetensors lm_head.weight --out lm_head.bin",
+                "  safetensors dump --f32 model.safetensors model.norm.weight | head",
+                "  safetensors dump --f32 --binary hf://openai-community/gpt2/model.safetensors wte.weight >"
+                        + " wte.f32"));
+        common.declare(spec);
+        spec.option(OptionSpec.flag("--f32", "Widen the values to float32 (F32, F16, BF16; with --policy official"
+                + " also the 8-bit floats F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ).",
+                () -> f32 = true));
+        remote.declare(spec);
+        spec.option(OptionSpec.flag("--binary", "With --f32: write little-endian float32 instead of text.",
+                () -> binary = true));
+        spec.option(OptionSpec.value("--out", "FILE", "Write to FILE instead of stdout.",
+                v -> file = OptionValue.path(v)).alias("-o"));
+        spec.positional(new PositionalSpec("SOURCE", 1, 1, "The file that holds the tensor.",
+                v -> source = v));
+        spec.positional(new PositionalSpec("TENSOR", 1, 1, "The tensor's name.",
+                v -> tensor = v));
+        return spec;
+    }
+
+    @Override
+    public int call() {
         if (binary && !f32) {
             throw usage("--binary goes with --f32; a raw dump is always the stored bytes");
         }
@@ -212,7 +212,7 @@ final class DumpCommand implements Callable<Integer> {
         return Sanitized.line(source, 400);
     }
 
-    private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
+    private static UsageException usage(String message) {
+        return new UsageException(message);
     }
 }

@@ -1,51 +1,23 @@
 package dev.safetensors.cli;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 
 /** {@code safetensors inspect}: what each source holds, read from its header alone. */
-@Command(name = "inspect", sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Summarize what each source holds, reading only its header: tensors, parameters and bytes by"
-                + " dtype, header and payload sizes, 8-byte alignment, metadata, and what the read cost.",
-                "A *.safetensors.index.json is expanded into its shards (one line each) and one summary for the whole"
-                        + " checkpoint.",
-                "A Hub repository hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION] is read in one call: one summary per"
-                        + " checkpoint it holds (the root's, and each diffusers component's, or the one --path names),"
-                        + " with parameters counted from config.json's quantization_config when it declares one."},
-        footer = {"", "Examples:",
-                "  safetensors inspect model.safetensors",
-                "  safetensors inspect --tensors model.safetensors",
-                "  safetensors inspect hf://openai-community/gpt2",
-                "  safetensors inspect --path unet hf://acme/diffusion-pipeline@v1.0",
-                "  safetensors inspect --json s3://bucket/models/model.safetensors.index.json"})
-final class InspectCommand implements Callable<Integer> {
+final class InspectCommand implements Subcommand {
     private final PrintStream out;
     private final PrintStream err;
 
-    @Mixin
-    CommonOptions common;
+    final CommonOptions common = new CommonOptions();
 
-    @Mixin
-    JobsOption jobs;
+    final JobsOption jobs = new JobsOption();
 
-    @Option(names = "--tensors", description = "Also list every tensor: name, dtype, shape and bytes.")
     boolean tensors;
 
-    @Option(names = "--path", paramLabel = "FOLDER", description = "For a Hub repository, the folder of the one"
-            + " checkpoint to inspect (e.g. transformer, unet, text_encoder); the root is \"\".")
     String folder;
 
-    @Parameters(arity = "1..*", paramLabel = "SOURCE", description = "A file (a local path, or an s3, gs, https or"
-            + " hf URL), a *.safetensors.index.json, or a Hub repository"
-            + " hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER].")
-    List<String> sources;
+    final List<String> sources = new ArrayList<>();
 
     /**
      * @param out stdout
@@ -57,7 +29,39 @@ final class InspectCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        CommandSpec spec = new CommandSpec("inspect", List.of("Summarize what each source holds, reading only its"
+                + " header: tensors, parameters and bytes by"
+                + " dtype, header and payload sizes, 8-byte alignment, metadata, and what the read cost.",
+                "A *.safetensors.index.json is expanded into its shards (one line each) and one summary for the whole"
+                        + " checkpoint.",
+                "A Hub repository hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION] is read in one call: one"
+                        + " summary per"
+                        + " checkpoint it holds (the root's, and each diffusers component's, or the one --path"
+                        + " names),"
+                        + " with parameters counted from config.json's quantization_config when it declares one."),
+                List.of("", "Examples:",
+                "  safetensors inspect model.safetensors",
+                "  safetensors inspect --tensors model.safetensors",
+                "  safetensors inspect hf://openai-community/gpt2",
+                "  safetensors inspect --path unet hf://acme/diffusion-pipeline@v1.0",
+                "  safetensors inspect --json s3://bucket/models/model.safetensors.index.json"));
+        common.declare(spec);
+        jobs.declare(spec);
+        spec.option(OptionSpec.flag("--tensors", "Also list every tensor: name, dtype, shape and bytes.",
+                () -> tensors = true));
+        spec.option(OptionSpec.value("--path", "FOLDER", "For a Hub repository, the folder of the one checkpoint"
+                + " to inspect (e.g. transformer, unet, text_encoder); the root is \"\".",
+                v -> folder = v));
+        spec.positional(new PositionalSpec("SOURCE", 1, PositionalSpec.MANY, "A file (a local path, or an s3, gs,"
+                + " https or hf URL), a *.safetensors.index.json, or a Hub repository"
+                + " hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER].",
+                v -> sources.add(v)));
+        return spec;
+    }
+
+    @Override
+    public int call() {
         int code = Status.VALID.exitCode();
         List<String> files = new ArrayList<>();
         for (String source : sources) {

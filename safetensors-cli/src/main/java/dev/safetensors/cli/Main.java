@@ -1,19 +1,13 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.ErrorCode;
-import picocli.CommandLine;
-import picocli.CommandLine.ParameterException;
 
 import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
-import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
-import java.util.LinkedHashMap;
-import java.util.Map;
-import java.util.function.Supplier;
 
 /**
  * The entry point of the {@code safetensors} command. Results go to stdout, errors to stderr, both UTF-8; the exit
@@ -66,40 +60,47 @@ public final class Main {
     }
 
     private static int execute(String[] args, PrintStream out, PrintStream err) {
-        boolean debug = Arrays.asList(args).contains("--debug");
-        Map<String, Supplier<Object>> commands = new LinkedHashMap<>();
-        commands.put("inspect", () -> new InspectCommand(out, err));
-        commands.put("validate", () -> new ValidateCommand(out, err));
-        commands.put("verify", () -> new VerifyCommand(out, err));
-        commands.put("manifest", () -> new ManifestCommand(out, err));
-        commands.put("dump", () -> new DumpCommand(out, err));
-        commands.put("reshard", () -> new ReshardCommand(out, err));
-        CommandLine cli = new CommandLine(new SafetensorsCommand(err));
-        // picocli reflects over every command it is given; a run needs only its own (startup time is the budget),
-        // the version none, and the help and usage errors all of them, to list them
-        String first = args.length > 0 ? args[0] : "";
-        if (commands.containsKey(first)) {
-            cli.addSubcommand(commands.get(first).get());
-        } else if (!(args.length == 1 && (first.equals("-V") || first.equals("--version")))) {
-            commands.values().forEach(c -> cli.addSubcommand(c.get()));
-        }
-        cli.setCaseInsensitiveEnumValuesAllowed(true)
-                .setOut(new PrintWriter(out, true))
-                .setErr(new PrintWriter(err, true));
-        cli.setParameterExceptionHandler((ParameterException e, String[] a) -> {
-            CommandLine cmd = e.getCommandLine();
-            err.println("safetensors: " + Sanitized.line(String.valueOf(e.getMessage()), 1000));
-            err.println("Try '" + cmd.getCommandSpec().qualifiedName() + " --help' for more information.");
+        if (args.length == 0) {
+            err.println("safetensors: a command is required");
+            err.print(SafetensorsCommand.help());
             return Status.USAGE;
-        });
-        cli.setExecutionExceptionHandler((e, cmd, parsed) -> {
+        }
+        String first = args[0];
+        Subcommand command = SafetensorsCommand.named(first, out, err);
+        if (command == null) {
+            switch (first) {
+                case "-h", "--help" -> out.print(SafetensorsCommand.help());
+                case "-V", "--version" -> out.print(VersionInfo.text());
+                default -> {
+                    return usage(err, "safetensors", (first.startsWith("-") ? "Unknown option: '"
+                            : "Unknown command: '") + Sanitized.line(first, 200) + "'");
+                }
+            }
+            return Status.VALID.exitCode();
+        }
+        CommandSpec spec = command.spec();
+        try {
+            if (ArgumentParser.parse(spec, Arrays.asList(args).subList(1, args.length))) {
+                out.print(HelpText.of(spec));
+                return Status.VALID.exitCode();
+            }
+            return command.call();
+        } catch (UsageException e) {
+            return usage(err, "safetensors " + first, e.getMessage());
+        } catch (RuntimeException e) {
+            boolean debug = Arrays.asList(args).contains("--debug");
             err.println("safetensors: internal error: " + Sanitized.line(e.toString(), 1000) + (debug ? ""
                     : " (run with --debug for the stack trace)"));
             if (debug) {
                 err.print(Sanitized.stackTrace(e));
             }
             return Status.ERROR.exitCode();
-        });
-        return cli.execute(args);
+        }
+    }
+
+    private static int usage(PrintStream err, String command, String message) {
+        err.println("safetensors: " + Sanitized.line(String.valueOf(message), 1000));
+        err.println("Try '" + command + " --help' for more information.");
+        return Status.USAGE;
     }
 }

@@ -1,46 +1,21 @@
 package dev.safetensors.cli;
 
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 
 /** {@code safetensors manifest}: record size, SHA-256 and identity of every file, for {@code verify --manifest}. */
-@Command(name = "manifest", sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Write a manifest (JSON, on stdout) of every file: source, size, SHA-256, and the repository,"
-                + " resolved revision, ETag or version where the source knows them. Sharded checkpoints and Hub"
-                + " repositories are expanded into their shards. Each file passes the header checks first; files"
-                + " that do not are reported on stderr and left out.",
-                "The SHA-256 is computed locally by streaming each file once, except for Hub files whose digest the"
-                        + " Hub reports (X-Linked-Etag): that digest is recorded as reported_sha256, labelled as"
-                        + " not computed here, unless --compute is given.",
-                "--json changes nothing: the manifest is JSON already."},
-        footer = {"", "Examples:",
-                "  safetensors manifest model.safetensors > model.manifest.json",
-                "  safetensors manifest shards/model.safetensors.index.json > manifest.json",
-                "  safetensors manifest hf://openai-community/gpt2@main > gpt2.manifest.json"})
-final class ManifestCommand implements Callable<Integer> {
+final class ManifestCommand implements Subcommand {
     private final PrintStream out;
     private final PrintStream err;
 
-    @Mixin
-    CommonOptions common;
+    final CommonOptions common = new CommonOptions();
 
-    @Mixin
-    JobsOption jobs;
+    final JobsOption jobs = new JobsOption();
 
-    @Option(names = "--compute", description = "Stream and hash Hub files too, instead of recording the digest"
-            + " the Hub reports.")
     boolean compute;
 
-    @Parameters(arity = "1..*", paramLabel = "SOURCE", description = "Files, *.safetensors.index.json or"
-            + " hf://OWNER/REPO[@REVISION].")
-    List<String> sources;
+    final List<String> sources = new ArrayList<>();
 
     /**
      * @param out stdout
@@ -52,7 +27,33 @@ final class ManifestCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        CommandSpec spec = new CommandSpec("manifest", List.of("Write a manifest (JSON, on stdout) of every file:"
+                + " source, size, SHA-256, and the repository,"
+                + " resolved revision, ETag or version where the source knows them. Sharded checkpoints and Hub"
+                + " repositories are expanded into their shards. Each file passes the header checks first; files"
+                + " that do not are reported on stderr and left out.",
+                "The SHA-256 is computed locally by streaming each file once, except for Hub files whose digest the"
+                        + " Hub reports (X-Linked-Etag): that digest is recorded as reported_sha256, labelled as"
+                        + " not computed here, unless --compute is given.",
+                "--json changes nothing: the manifest is JSON already."),
+                List.of("", "Examples:",
+                "  safetensors manifest model.safetensors > model.manifest.json",
+                "  safetensors manifest shards/model.safetensors.index.json > manifest.json",
+                "  safetensors manifest hf://openai-community/gpt2@main > gpt2.manifest.json"));
+        common.declare(spec);
+        jobs.declare(spec);
+        spec.option(OptionSpec.flag("--compute", "Stream and hash Hub files too, instead of recording the digest"
+                + " the Hub reports.",
+                () -> compute = true));
+        spec.positional(new PositionalSpec("SOURCE", 1, PositionalSpec.MANY, "Files, *.safetensors.index.json or"
+                + " hf://OWNER/REPO[@REVISION].",
+                v -> sources.add(v)));
+        return spec;
+    }
+
+    @Override
+    public int call() {
         // the manifest is the only thing on stdout; every problem is a line on stderr
         Output problems = new Output(err, err, false, common.debug);
         SourceOpener opener = common.opener();

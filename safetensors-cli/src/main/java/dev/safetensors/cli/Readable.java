@@ -1,6 +1,5 @@
 package dev.safetensors.cli;
 
-import java.util.Locale;
 
 /**
  * Numbers as people read them: decimal units with one decimal below 100 ({@code 1.2 GB}, {@code 7.6 B}
@@ -35,7 +34,7 @@ final class Readable {
      * @return for example {@code 1 tensor}, {@code 3 tensors}
      */
     static String plural(long n, String thing) {
-        return String.format(Locale.ROOT, "%,d %s%s", n, thing, n == 1 ? "" : "s");
+        return PlainText.grouped(n) + " " + thing + (n == 1 ? "" : "s");
     }
 
     /**
@@ -44,9 +43,13 @@ final class Readable {
      */
     static String duration(long seconds) {
         if (seconds < 3600) {
-            return String.format(Locale.ROOT, "%d:%02d", seconds / 60, seconds % 60);
+            return seconds / 60 + ":" + twoDigits(seconds % 60);
         }
-        return String.format(Locale.ROOT, "%dh%02dm", seconds / 3600, seconds % 3600 / 60);
+        return seconds / 3600 + "h" + twoDigits(seconds % 3600 / 60) + "m";
+    }
+
+    private static String twoDigits(long n) {
+        return n < 10 ? "0" + n : Long.toString(n);
     }
 
     private static String scaled(long n, String[] units, String gap) {
@@ -59,7 +62,7 @@ final class Readable {
             v /= 1000;
             unit++;
         }
-        String number = v < 99.95 ? String.format(Locale.ROOT, "%.1f", v) : String.format(Locale.ROOT, "%.0f", v);
+        String number = PlainText.decimals(v, v < 99.95 ? 1 : 0);
         return number + (units[unit].startsWith(" ") ? units[unit] : gap + units[unit]);
     }
 }

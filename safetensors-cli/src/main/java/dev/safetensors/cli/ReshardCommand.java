@@ -1,5 +1,4 @@
 package dev.safetensors.cli;
-
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
 import dev.safetensors.TensorInfo;
@@ -9,13 +8,6 @@ import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
 import dev.safetensors.core.ShardedWriter;
 import dev.safetensors.core.TensorSource;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -25,66 +17,31 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** {@code safetensors reshard}: split, merge or re-lay out a checkpoint into local shards, verified tensor by tensor. */
-@Command(name = "reshard", sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Write a checkpoint as shards of at most --max-shard-size (sum of tensor bytes, as"
-                + " huggingface_hub counts it) and an index, or as one file. SOURCE is anything the other commands"
-                + " read: a file, an index, an hf:// repository, s3://, gs://, https://.",
-                "Tensor bytes are streamed from the source to the new files, one tensor at a time; a remote tensor"
-                        + " comes in --part-size parts, --parallel at once. Each tensor's SHA-256 is computed as it"
-                        + " is read from the source, then again from the file it landed in after writing; the two"
-                        + " must be equal. Every file is written to a temporary file and renamed into place only"
-                        + " when all are complete; existing files are never replaced without --force."},
-        footer = {"", "Examples:",
-                "  safetensors reshard model.safetensors --out shards --max-shard-size 2GB",
-                "  safetensors reshard hf://openai-community/gpt2 --out gpt2 --single",
-                "  safetensors reshard shards/model.safetensors.index.json --out merged --single --align 64"})
-final class ReshardCommand implements Callable<Integer> {
+final class ReshardCommand implements Subcommand {
     private final PrintStream out;
     private final PrintStream err;
 
-    @Spec
-    CommandSpec spec;
+    final CommonOptions common = new CommonOptions();
 
-    @Mixin
-    CommonOptions common;
+    final RemoteReadOptions remote = new RemoteReadOptions();
 
-    @Mixin
-    RemoteReadOptions remote;
-
-    @Parameters(index = "0", paramLabel = "SOURCE", description = "The checkpoint to read.")
     String source;
 
-    @Option(names = "--out", required = true, paramLabel = "DIR", description = "Local directory to write into"
-            + " (created if missing).")
     Path outDir;
 
-    @Option(names = "--max-shard-size", paramLabel = "SIZE", defaultValue = "5GB", description = "Largest shard, with"
-            + " a unit: 5GB = 5*10^9 bytes, 2GiB = 2*2^30 (default ${DEFAULT-VALUE}). A larger tensor gets a shard of"
-            + " its own; when everything fits, one file is written.")
-    String maxShardSize;
+    String maxShardSize = "5GB";
 
-    @Option(names = "--single", description = "Write one file, whatever its size (a merge).")
     boolean single;
 
-    @Option(names = "--prefix", paramLabel = "NAME", defaultValue = "model", description = "File name prefix:"
-            + " NAME-00001-of-00003.safetensors, NAME.safetensors.index.json (default ${DEFAULT-VALUE}).")
-    String prefix;
+    String prefix = "model";
 
-    @Option(names = "--align", paramLabel = "LAYOUT", defaultValue = "insertion", description = "insertion (keep"
-            + " the source's order), dtype (largest element size first, as the official writer: every tensor starts"
-            + " at a multiple of its element size) or N (a power of two from 8: the payload and as many tensors as"
-            + " possible start at multiples of N; see docs/writing.md).")
-    String align;
+    String align = "insertion";
 
-    @Option(names = "--metadata", paramLabel = "KEY=VALUE", description = "Set or replace a metadata entry in every"
-            + " output file (repeatable); the strict rules' bounds apply.")
-    List<String> metadata = new ArrayList<>();
+    final List<String> metadata = new ArrayList<>();
 
-    @Option(names = "--force", description = "Replace existing output files of the same names.")
     boolean force;
 
     /**
@@ -97,7 +54,50 @@ final class ReshardCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        CommandSpec spec = new CommandSpec("reshard", List.of("Write a checkpoint as shards of at most"
+                + " --max-shard-size (sum of tensor bytes, as"
+                + " huggingface_hub counts it) and an index, or as one file. SOURCE is anything the other commands"
+                + " read: a file, an index, an hf:// repository, s3://, gs://, https://.",
+                "Tensor bytes are streamed from the source to the new files, one tensor at a time; a remote tensor"
+                        + " comes in --part-size parts, --parallel at once. Each tensor's SHA-256 is computed as it"
+                        + " is read from the source, then again from the file it landed in after writing; the two"
+                        + " must be equal. Every file is written to a temporary file and renamed into place only"
+                        + " when all are complete; existing files are never replaced without --force."),
+                List.of("", "Examples:",
+                "  safetensors reshard model.safetensors --out shards --max-shard-size 2GB",
+                "  safetensors reshard hf://openai-community/gpt2 --out gpt2 --single",
+                "  safetensors reshard shards/model.safetensors.index.json --out merged --single --align 64"));
+        common.declare(spec);
+        remote.declare(spec);
+        spec.positional(new PositionalSpec("SOURCE", 1, 1, "The checkpoint to read.",
+                v -> source = v));
+        spec.option(OptionSpec.value("--out", "DIR", "Local directory to write into (created if missing).",
+                v -> outDir = OptionValue.path(v)).mandatory());
+        spec.option(OptionSpec.value("--max-shard-size", "SIZE", "Largest shard, with a unit: 5GB = 5*10^9 bytes,"
+                + " 2GiB = 2*2^30 (default 5GB). A larger tensor gets a shard of its own; when everything fits,"
+                + " one file is written.",
+                v -> maxShardSize = v));
+        spec.option(OptionSpec.flag("--single", "Write one file, whatever its size (a merge).",
+                () -> single = true));
+        spec.option(OptionSpec.value("--prefix", "NAME", "File name prefix: NAME-00001-of-00003.safetensors,"
+                + " NAME.safetensors.index.json (default model).",
+                v -> prefix = v));
+        spec.option(OptionSpec.value("--align", "LAYOUT", "insertion (keep the source's order), dtype (largest"
+                + " element size first, as the official writer: every tensor starts at a multiple of its element"
+                + " size) or N (a power of two from 8: the payload and as many tensors as possible start at"
+                + " multiples of N; see docs/writing.md).",
+                v -> align = v));
+        spec.option(OptionSpec.value("--metadata", "KEY=VALUE", "Set or replace a metadata entry in every output"
+                + " file (repeatable); the strict rules' bounds apply.",
+                metadata::add).repeated());
+        spec.option(OptionSpec.flag("--force", "Replace existing output files of the same names.",
+                () -> force = true));
+        return spec;
+    }
+
+    @Override
+    public int call() {
         long maxBytes = single ? Long.MAX_VALUE : size();
         Alignment alignment = alignment();
         Limits limits = common.limits();
@@ -249,7 +249,7 @@ final class ReshardCommand implements Callable<Integer> {
         return entries;
     }
 
-    private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
+    private static UsageException usage(String message) {
+        return new UsageException(message);
     }
 }

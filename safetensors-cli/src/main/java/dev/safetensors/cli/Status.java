@@ -5,7 +5,8 @@ import java.util.Locale;
 /**
  * The verdict on one source, and the exit code it implies: 0 when every source is valid, 1 when some source is
  * invalid or unsupported, 3 when some source could not be read (which wins, because the answer is incomplete).
- * Exit code 2, a usage error, comes from the command line parser.
+ * Exit code 2, a usage error, comes from the command line parser ({@link ArgumentParser}) or a command's own
+ * checks (a {@link UsageException}).
  */
 enum Status {
     /** Every check performed passed. */

@@ -7,7 +7,6 @@ import dev.safetensors.TensorInfo;
 
 import java.util.Arrays;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.stream.Collectors;
 
@@ -28,8 +27,8 @@ final class TextFormatter {
      * @return {@code OK  source: 3 tensors, ...} or {@code INVALID  source: message [CODE]}
      */
     static String statusLine(SourceResult r) {
-        return String.format(Locale.ROOT, "%-11s %s: %s", r.status().label(), name(r), r.failure()
-                .map(TextFormatter::problem).orElseGet(() -> summary(r)));
+        return PlainText.padded(r.status().label(), 11) + " " + name(r) + ": " + r.failure()
+                .map(TextFormatter::problem).orElseGet(() -> summary(r));
     }
 
     /**
@@ -43,8 +42,8 @@ final class TextFormatter {
         String digest = r.sha256().map(h -> "; sha256 " + h + r.sha256ComparedWith().map(w -> " (compared with "
                 + w + ")").orElse("")).orElse("");
         String what = r.failure().map(TextFormatter::problem).orElse("all checks passed");
-        return String.format(Locale.ROOT, "%-11s %s: %s; checks: %s%s", r.status().label(), name(r), what,
-                checks.isEmpty() ? "none" : checks, digest);
+        return PlainText.padded(r.status().label(), 11) + " " + name(r) + ": " + what + "; checks: "
+                + (checks.isEmpty() ? "none" : checks) + digest;
     }
 
     /**
@@ -68,16 +67,16 @@ final class TextFormatter {
             row(sb, "shards", Readable.plural(r.shardCount(), "shard"));
         }
         row(sb, "tensors", Readable.plural(t.tensors(), "tensor") + ", " + parameters(t.parameters())
-                + (t.parameters() < 1000 ? "" : String.format(Locale.ROOT, " (%,d)", t.parameters())));
+                + (t.parameters() < 1000 ? "" : " (" + PlainText.grouped(t.parameters()) + ")"));
         boolean first = true;
         for (Map.Entry<DType, TensorTotals.PerDtype> e : t.byDtype().entrySet()) {
             TensorTotals.PerDtype d = e.getValue();
-            row(sb, first ? "dtypes" : "", String.format(Locale.ROOT, "%-7s %-12s %-18s %s", e.getKey(),
-                    Readable.plural(d.tensors(), "tensor"), parameters(d.parameters()),
-                    Readable.bytes(d.bytes())));
+            row(sb, first ? "dtypes" : "", PlainText.padded(e.getKey().toString(), 7) + " "
+                    + PlainText.padded(Readable.plural(d.tensors(), "tensor"), 12) + " "
+                    + PlainText.padded(parameters(d.parameters()), 18) + " " + Readable.bytes(d.bytes()));
             first = false;
         }
-        row(sb, "size", Readable.bytes(t.fileBytes()) + " (" + String.format(Locale.ROOT, "%,d", t.fileBytes())
+        row(sb, "size", Readable.bytes(t.fileBytes()) + " (" + PlainText.grouped(t.fileBytes())
                 + " bytes): header " + Readable.bytes(t.headerBytes()) + ", payload " + Readable.bytes(t.payloadBytes())
                 + r.header().map(h -> h.payloadAligned() ? ", payload 8-byte aligned"
                         : ", payload NOT 8-byte aligned (starts at byte " + h.payloadOffset() + ")").orElse(""));
@@ -103,16 +102,21 @@ final class TextFormatter {
         for (TensorInfo t : list) {
             width = Math.max(width, Math.min(NAME_WIDTH, Sanitized.line(t.name(), NAME_WIDTH).length()));
         }
-        String format = "  %-" + width + "s  %-7s  %-20s  %10s%n";
-        sb.append(String.format(Locale.ROOT, format, "NAME", "DTYPE", "SHAPE", "BYTES"));
+        tableRow(sb, width, "NAME", "DTYPE", "SHAPE", "BYTES");
         for (TensorInfo t : list) {
-            sb.append(String.format(Locale.ROOT, format, Sanitized.line(t.name(), NAME_WIDTH), t.dtype(),
-                    Arrays.toString(t.shape()), Readable.bytes(t.byteLength())));
+            tableRow(sb, width, Sanitized.line(t.name(), NAME_WIDTH), t.dtype().toString(),
+                    Arrays.toString(t.shape()), Readable.bytes(t.byteLength()));
         }
     }
 
+    private static void tableRow(StringBuilder sb, int width, String name, String dtype, String shape, String bytes) {
+        sb.append("  ").append(PlainText.padded(name, width)).append("  ").append(PlainText.padded(dtype, 7))
+                .append("  ").append(PlainText.padded(shape, 20)).append("  ")
+                .append(PlainText.rightAligned(bytes, 10)).append(System.lineSeparator());
+    }
+
     private static void row(StringBuilder sb, String label, String value) {
-        sb.append(String.format(Locale.ROOT, "  %-10s  %s%n", label, value));
+        sb.append("  ").append(PlainText.padded(label, 10)).append("  ").append(value).append(System.lineSeparator());
     }
 
     private static String summary(SourceResult r) {

@@ -1,14 +1,6 @@
 package dev.safetensors.cli;
-
 import dev.safetensors.ErrorCode;
 import dev.safetensors.SafetensorsException;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -17,43 +9,22 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /** {@code safetensors verify}: a file against an expected size and SHA-256, or every file of a manifest. */
-@Command(name = "verify", sortOptions = false, usageHelpAutoWidth = true,
-        description = {"Stream each file once and compare its size and SHA-256 with what is expected, after the"
-                + " header checks. The result names every check performed (prefix, header, layout, size, sha256)"
-                + " and its outcome.",
-                "The SHA-256 is always computed locally. A manifest entry that holds only the digest the Hub"
-                        + " reported is compared against that digest, and the result says so."},
-        footer = {"", "Examples:",
-                "  safetensors verify model.safetensors --sha256 3f5a...e1 --size 548105171",
-                "  safetensors manifest hf://openai-community/gpt2 > gpt2.manifest.json",
-                "  safetensors verify --manifest gpt2.manifest.json"})
-final class VerifyCommand implements Callable<Integer> {
+final class VerifyCommand implements Subcommand {
     private final PrintStream out;
     private final PrintStream err;
 
-    @Spec
-    CommandSpec spec;
+    final CommonOptions common = new CommonOptions();
 
-    @Mixin
-    CommonOptions common;
+    final JobsOption jobs = new JobsOption();
 
-    @Mixin
-    JobsOption jobs;
-
-    @Option(names = "--sha256", paramLabel = "HEX", description = "The expected SHA-256, 64 hex digits.")
     String sha256;
 
-    @Option(names = "--size", paramLabel = "N", description = "The expected size in bytes.")
     Long size;
 
-    @Option(names = "--manifest", paramLabel = "FILE", description = "Verify every file a manifest lists"
-            + " (written by 'safetensors manifest').")
     Path manifest;
 
-    @Parameters(arity = "0..1", paramLabel = "SOURCE", description = "The file to verify (with --sha256).")
     String source;
 
     /**
@@ -66,7 +37,33 @@ final class VerifyCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        CommandSpec spec = new CommandSpec("verify", List.of("Stream each file once and compare its size and"
+                + " SHA-256 with what is expected, after the"
+                + " header checks. The result names every check performed (prefix, header, layout, size, sha256)"
+                + " and its outcome.",
+                "The SHA-256 is always computed locally. A manifest entry that holds only the digest the Hub"
+                        + " reported is compared against that digest, and the result says so."),
+                List.of("", "Examples:",
+                "  safetensors verify model.safetensors --sha256 3f5a...e1 --size 548105171",
+                "  safetensors manifest hf://openai-community/gpt2 > gpt2.manifest.json",
+                "  safetensors verify --manifest gpt2.manifest.json"));
+        common.declare(spec);
+        jobs.declare(spec);
+        spec.option(OptionSpec.value("--sha256", "HEX", "The expected SHA-256, 64 hex digits.",
+                v -> sha256 = v));
+        spec.option(OptionSpec.value("--size", "N", "The expected size in bytes.",
+                v -> size = OptionValue.longInteger(v)));
+        spec.option(OptionSpec.value("--manifest", "FILE", "Verify every file a manifest lists (written by"
+                + " 'safetensors manifest').",
+                v -> manifest = OptionValue.path(v)));
+        spec.positional(new PositionalSpec("SOURCE", 0, 1, "The file to verify (with --sha256).",
+                v -> source = v));
+        return spec;
+    }
+
+    @Override
+    public int call() {
         Output output = common.output(out, err);
         Map<Target.File, Expected> expected = new HashMap<>();
         List<Target> targets = new ArrayList<>();
@@ -124,7 +121,7 @@ final class VerifyCommand implements Callable<Integer> {
         }
     }
 
-    private ParameterException usage(String message) {
-        return new ParameterException(spec.commandLine(), message);
+    private static UsageException usage(String message) {
+        return new UsageException(message);
     }
 }

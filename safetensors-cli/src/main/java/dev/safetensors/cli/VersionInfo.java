@@ -1,14 +1,14 @@
 package dev.safetensors.cli;
 
-import picocli.CommandLine.IVersionProvider;
-
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 import java.util.Properties;
 
 /** The version Maven wrote into {@code version.properties} when it built the jar, for {@code --version}. */
-final class VersionInfo implements IVersionProvider {
+final class VersionInfo {
+    private VersionInfo() {
+    }
 
     /** @return the project version, such as {@code 0.1.0} */
     static String version() {
@@ -23,9 +23,9 @@ final class VersionInfo implements IVersionProvider {
         }
     }
 
-    @Override
-    public String[] getVersion() {
-        return new String[] {"safetensors " + version(), "Java " + Runtime.version() + " ("
-                + System.getProperty("java.vm.name") + ")"};
+    /** @return what {@code --version} prints: the command's version, then the Java that runs it */
+    static String text() {
+        return String.join(System.lineSeparator(), "safetensors " + version(), "Java " + Runtime.version() + " ("
+                + System.getProperty("java.vm.name") + ")") + System.lineSeparator();
     }
 }
