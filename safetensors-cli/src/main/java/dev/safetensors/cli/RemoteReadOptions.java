@@ -22,11 +22,17 @@ final class RemoteReadOptions {
      * @throws UsageException naming the flag whose value is out of range
      */
     ReadOptions readOptions() {
+        ReadOptions.Builder builder = ReadOptions.builder();
         try {
-            return ReadOptions.builder().parallelism(parallel).partSizeBytes(partSize).build();
+            builder.parallelism(parallel);
         } catch (IllegalArgumentException e) {
-            throw new UsageException((e.getMessage().startsWith("parallelism")
-                    ? "--parallel: " : "--part-size: ") + e.getMessage());
+            throw new UsageException("--parallel: " + e.getMessage());
         }
+        try {
+            builder.partSizeBytes(partSize);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--part-size: " + e.getMessage());
+        }
+        return builder.build();
     }
 }

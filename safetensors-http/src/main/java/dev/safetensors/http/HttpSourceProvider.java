@@ -136,13 +136,23 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
 
     /** @return the settings from the environment, with its mistakes as coded failures that quote no token */
     static HttpSettings environment(java.util.Map<String, String> env) throws IOException {
+        // the endpoint first, then the token, so each mistake gets its own code without reading a message
+        java.util.Map<String, String> withoutToken = new java.util.HashMap<>(env);
+        withoutToken.remove("HF_TOKEN");
+        HttpSettings settings;
         try {
-            return HttpSettings.fromEnvironment(env);
+            settings = HttpSettings.fromEnvironment(withoutToken);
         } catch (IllegalArgumentException e) {
-            if (e.getMessage() != null && e.getMessage().startsWith("HF_TOKEN")) {
-                throw new SourceAccessDeniedException("HF_TOKEN", e.getMessage());
-            }
             throw new InvalidLocationException(ErrorCode.INVALID_ENDPOINT, "HF_ENDPOINT: " + e.getMessage());
+        }
+        String token = env.get("HF_TOKEN");
+        if (token == null || token.isBlank()) {
+            return settings;
+        }
+        try {
+            return settings.toBuilder().token(token.trim()).build();
+        } catch (IllegalArgumentException e) {
+            throw new SourceAccessDeniedException("HF_TOKEN", e.getMessage());
         }
     }
 }
