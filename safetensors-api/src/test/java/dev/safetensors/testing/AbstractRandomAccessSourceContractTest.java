@@ -2,6 +2,7 @@ package dev.safetensors.testing;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
+import dev.safetensors.StorageException;
 import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.Test;
 
@@ -222,13 +223,14 @@ public abstract class AbstractRandomAccessSourceContractTest {
         assertEquals(8, s.read(0, ByteBuffer.allocate(8)));
         s.close();
         s.close();
-        IOException read = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(8)));
-        assertEquals(ErrorCode.IO_ERROR, ErrorCode.of(read), read.toString());
-        assertThrows(IOException.class, () -> {
+        StorageException read = assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(8)));
+        assertEquals(ErrorCode.IO_ERROR, read.code(), read.toString());
+        StorageException range = assertThrows(StorageException.class, () -> {
             try (ReadableByteChannel ch = s.openRange(0, 4)) {
                 ch.read(ByteBuffer.allocate(4));
             }
         }, "a range of a closed source fails when opened or at its first read");
+        assertEquals(ErrorCode.IO_ERROR, range.code(), range.toString());
         assertFalse(s.name().isBlank(), "the name outlives the source, for messages");
     }
 

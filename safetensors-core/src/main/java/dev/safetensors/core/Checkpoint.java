@@ -6,6 +6,7 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceStatistics;
+import dev.safetensors.StorageException;
 import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
 
@@ -306,7 +307,7 @@ public final class Checkpoint implements AutoCloseable {
 
     private void ensureOpen() throws IOException {
         if (closed) {
-            throw new IOException(files.name() + ": the checkpoint is closed");
+            throw new StorageException(ErrorCode.IO_ERROR, files.name(), "the checkpoint is closed");
         }
     }
 

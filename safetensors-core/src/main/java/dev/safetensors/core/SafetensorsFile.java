@@ -461,7 +461,7 @@ public final class SafetensorsFile implements Closeable {
 
     private void ensureOpen() throws IOException {
         if (closed) {
-            throw new IOException(source.name() + ": the SafetensorsFile is closed");
+            throw new StorageException(ErrorCode.IO_ERROR, source.name(), "the SafetensorsFile is closed");
         }
     }
 }

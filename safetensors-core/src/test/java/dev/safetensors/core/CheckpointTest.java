@@ -3,6 +3,7 @@ package dev.safetensors.core;
 import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
+import dev.safetensors.StorageException;
 import dev.safetensors.TensorAccessException;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
@@ -105,8 +106,9 @@ class CheckpointTest {
         assertEquals(ErrorCode.TENSOR_NOT_FOUND, e.code());
         c.readBytes("a");
         c.close();
-        assertThrows(IOException.class, () -> c.readBytes("a"));
-        assertThrows(IOException.class, () -> c.readBytes("b"), "a shard never opened stays closed");
+        assertEquals(ErrorCode.IO_ERROR, assertThrows(StorageException.class, () -> c.readBytes("a")).code());
+        assertEquals(ErrorCode.IO_ERROR, assertThrows(StorageException.class, () -> c.readBytes("b"),
+                "a shard never opened stays closed").code());
     }
 
     @Test

@@ -64,7 +64,8 @@ class MappingTest {
         byte[] before = new byte[32];
         view.duplicate().get(before);
         file.close();
-        IOException e = assertThrows(IOException.class, () -> file.map("t"));
+        StorageException e = assertThrows(StorageException.class, () -> file.map("t"));
+        assertEquals(ErrorCode.IO_ERROR, e.code());
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
         byte[] after = new byte[32];
         view.duplicate().get(after);

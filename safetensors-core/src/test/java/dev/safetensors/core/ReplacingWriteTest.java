@@ -97,9 +97,10 @@ class ReplacingWriteTest {
         Set<Path> before = TempFileJanitor.JVM.inFlight();
         SafetensorsWriter w = SafetensorsWriter.create().tensor("t", DType.U8, new long[] {4},
                 TensorSource.of(4, () -> {
-                    throw new IOException("source failed");
+                    throw new StorageException(ErrorCode.NETWORK, "remote", "source failed");
                 }));
-        assertThrows(IOException.class, () -> w.writeTo(dir.resolve("x.safetensors")));
+        StorageException e = assertThrows(StorageException.class, () -> w.writeTo(dir.resolve("x.safetensors")));
+        assertEquals(ErrorCode.NETWORK, e.code(), "the source's own failure reaches the caller");
         assertEquals(before, TempFileJanitor.JVM.inFlight());
         assertEquals(0, dir.toFile().list().length);
     }

@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.SourceStatistics;
+import dev.safetensors.StorageException;
 import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.UnsupportedDtypeException;
@@ -115,9 +116,11 @@ class SafetensorsFileTest {
         SafetensorsFile file = SafetensorsFile.open(owned);
         file.close();
         assertTrue(owned.isClosed());
-        IOException e = assertThrows(IOException.class, () -> file.readBytes("small"));
+        StorageException e = assertThrows(StorageException.class, () -> file.readBytes("small"));
+        assertEquals(ErrorCode.IO_ERROR, e.code());
         assertTrue(e.getMessage().contains("closed"), e.getMessage());
-        assertThrows(IOException.class, () -> file.copyTensorTo("small", new ByteArrayOutputStream()));
+        assertEquals(ErrorCode.IO_ERROR, assertThrows(StorageException.class,
+                () -> file.copyTensorTo("small", new ByteArrayOutputStream())).code());
         assertEquals(3, file.header().tensors().size(), "the header stays available");
         file.close();
 

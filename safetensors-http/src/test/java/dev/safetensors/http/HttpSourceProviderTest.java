@@ -3,9 +3,9 @@ package dev.safetensors.http;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.SourceAccessDeniedException;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
 import java.net.URI;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -76,9 +76,9 @@ class HttpSourceProviderTest {
 
     @Test
     void aTokenWithAControlCharacterIsRefusedWithoutBeingEchoed() {
-        IOException e = assertThrows(IOException.class, () -> HttpSourceProvider.environment(
-                Map.of("HF_TOKEN", "hf_s3cr3t\u0007tail")));
-        assertEquals(ErrorCode.ACCESS_DENIED, ErrorCode.of(e));
+        SourceAccessDeniedException e = assertThrows(SourceAccessDeniedException.class,
+                () -> HttpSourceProvider.environment(Map.of("HF_TOKEN", "hf_s3cr3t\u0007tail")));
+        assertEquals(ErrorCode.ACCESS_DENIED, e.code());
         assertTrue(e.getMessage().contains("HF_TOKEN contains a character not allowed in an HTTP header"),
                 e.getMessage());
         assertFalse(e.getMessage().contains("s3cr3t"), e.getMessage());
