@@ -1,0 +1,67 @@
+package dev.safetensors;
+
+import org.junit.jupiter.api.Test;
+
+import java.net.URI;
+import java.nio.file.Path;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class LocationTest {
+    @Test
+    void aSchemeOfTwoOrMoreLettersMakesAUriAndAnythingElseIsAPath() {
+        assertEquals("s3", Location.parse("s3://b/k.safetensors").scheme());
+        assertTrue(Location.parse("C:\\m.safetensors").uri().isEmpty());
+        assertTrue(Location.parse("models/m.safetensors").isLocal());
+        assertTrue(Location.parse("file:/tmp/m.safetensors").isLocal());
+        assertEquals(Path.of("/tmp/m.safetensors"), Location.parse("file:/tmp/m.safetensors").path());
+        assertFalse(Location.parse("gs://b/o").isLocal());
+        assertThrows(IllegalStateException.class, () -> Location.parse("gs://b/o").path());
+    }
+
+    @Test
+    void aMalformedUriStillLooksLikeOne() {
+        Location bad = Location.parse("s3://bucket/a key with spaces");
+        assertTrue(bad.uri().isEmpty());
+        assertTrue(bad.looksLikeUri());
+        assertFalse(Location.parse("./x://y").looksLikeUri());
+    }
+
+    @Test
+    void indexesFoldersAndFileNames() {
+        assertTrue(Location.parse("hf://ns/repo/model.safetensors.index.json").isIndex());
+        assertTrue(Location.parse("dir/model.safetensors.index.json").isIndex());
+        assertFalse(Location.parse("https://h/model.safetensors.index.json.bak").isIndex());
+        assertTrue(Location.parse("s3://bucket/models/").isFolder());
+        assertTrue(Location.parse("s3://bucket").isFolder());
+        assertTrue(Location.parse("downloads/").isFolder());
+        assertFalse(Location.parse("s3://bucket/m.safetensors").isFolder());
+        assertEquals("a b.safetensors", Location.parse("s3://b/x/a%20b.safetensors").fileName());
+        assertEquals("", Location.parse("s3://b/x/").fileName());
+    }
+
+    @Test
+    void siblingsArePercentEncodedAndDropTheQuery() {
+        Location index = Location.parse("https://h.example/r/model.safetensors.index.json?sig=secret");
+        assertEquals("https://h.example/r/a%3Fb%23c%40d.safetensors", index.sibling("a?b#c@d.safetensors").text());
+        assertEquals("s3://bucket/models/x.safetensors", Location.parse("s3://bucket/models/").sibling("x.safetensors").text());
+        assertEquals("s3://bucket/x.safetensors", Location.parse("s3://bucket").sibling("x.safetensors").text());
+        assertEquals(Path.of("dir", "x.safetensors").toString(), Location.parse("dir/y.safetensors").sibling("x.safetensors").text());
+        assertEquals("x.safetensors", Location.parse("y.safetensors").sibling("x.safetensors").text());
+        assertThrows(IllegalArgumentException.class, () -> index.sibling("../up.safetensors"));
+        assertThrows(IllegalArgumentException.class, () -> index.sibling(".."));
+    }
+
+    @Test
+    void theDisplayFormHidesSignaturesAndUserInformation() {
+        assertEquals("https://h.example/m.safetensors",
+                Location.parse("https://user:pw@h.example/m.safetensors?X-Amz-Signature=abc").display());
+        assertEquals("s3://b/k", Location.parse("s3://b/k").display());
+        assertEquals("https://h.example/m.safetensors?sig=1",
+                Location.parse("https://h.example/m.safetensors?sig=1").text());
+        assertEquals(Location.parse("s3://b/k"), Location.of(URI.create("s3://b/k")));
+    }
+}
