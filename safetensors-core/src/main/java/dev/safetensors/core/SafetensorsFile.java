@@ -172,6 +172,25 @@ public final class SafetensorsFile implements Closeable {
         }
     }
 
+    /**
+     * A file over a source whose header was already read and validated through that same source (a checkpoint's
+     * shard): no request is made here. Takes ownership of the source.
+     *
+     * @param source  the source the header came from
+     * @param header  its validated header
+     * @param limits  the policy the header passed, for {@link #readFloat32}
+     * @param options how tensor bytes are fetched
+     * @return the open file
+     * @throws IOException if a local file's mapping cannot be prepared
+     */
+    static SafetensorsFile ofRead(RandomAccessSource source, SafetensorsHeader header, Limits limits,
+                                  ReadOptions options) throws IOException {
+        MappedWindows mapping = source instanceof FileSource f ? new MappedWindows(f) : null;
+        TensorReader reader = new TensorReader(source, header.payloadOffset(), ByteBuffer.allocate(0), mapping,
+                options);
+        return new SafetensorsFile(source, header, limits, true, reader);
+    }
+
     /** @return the validated header; available after {@link #close()} too */
     public SafetensorsHeader header() {
         return header;
