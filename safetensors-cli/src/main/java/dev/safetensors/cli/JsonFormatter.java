@@ -3,6 +3,7 @@ package dev.safetensors.cli;
 import dev.safetensors.DType;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
+import dev.safetensors.core.TensorTotals;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
@@ -82,6 +83,7 @@ final class JsonFormatter {
             if (r.kind() == SourceResult.Kind.CHECKPOINT && r.shardCount() >= 0) {
                 g.writeNumberProperty("shard_count", r.shardCount());
             }
+            r.parameterCounting().ifPresent(how -> g.writeStringProperty("parameter_counting", how));
             r.sha256().ifPresent(h -> g.writeStringProperty("sha256", h));
             r.sha256ComparedWith().ifPresent(with -> g.writeStringProperty("sha256_compared_with", with));
             if (tensors && r.header().isPresent()) {

@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.Limits;
+import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
 import tools.jackson.core.JacksonException;
@@ -30,7 +32,7 @@ import java.util.Set;
  */
 final class ManifestFile {
     /** The largest manifest read. */
-    static final int MAX_BYTES = 64 * 1024 * 1024;
+    static final int MAX_BYTES = Limits.DEFAULT_MAX_MANIFEST_BYTES;
     private static final int VERSION = 1;
     private static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
@@ -195,7 +197,7 @@ final class ManifestFile {
 
     private static String digest(JsonParser p, JsonToken value, String name) {
         String s = string(p, value, name);
-        if (!ContentDigest.isSha256(s)) {
+        if (!Sha256Channel.isSha256(s)) {
             throw invalid(p, name + " is not 64 hex digits");
         }
         return s;

@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.ReadOnlyBufferException;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -468,6 +469,20 @@ public final class SafetensorsFile implements Closeable {
             throw new TensorAccessException(ErrorCode.TOO_MANY_ELEMENTS, source.name(), t.name(), "has " + elements
                     + " elements, more than the limit of " + limits.maxFloat32Elements() + " for readFloat32");
         }
+    }
+
+    /**
+     * A tensor's bytes as one streamed ranged read of the source (one request for a remote source; the read options'
+     * parallel parts do not apply), for callers that pull bytes rather than have them pushed.
+     *
+     * @param name the tensor
+     * @return a channel over exactly the tensor's bytes; the caller closes it
+     * @throws TensorAccessException {@link ErrorCode#TENSOR_NOT_FOUND} for an unknown name
+     * @throws IOException           if the range cannot be opened, or this file is closed
+     */
+    public ReadableByteChannel openTensor(String name) throws IOException {
+        TensorInfo t = tensor(name);
+        return source.openRange(header.payloadOffset() + t.begin(), t.byteLength());
     }
 
     private TensorInfo tensor(String name) throws IOException {

@@ -86,7 +86,7 @@ class ShardIndexTest {
     @Test
     void aHugeIndexIsRefusedBeforeParsing() {
         InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
-                () -> ShardIndex.parse("i", new byte[ShardIndex.MAX_INDEX_BYTES + 1]));
+                () -> ShardIndex.parse("i", new byte[dev.safetensors.Limits.DEFAULT_MAX_INDEX_BYTES + 1]));
         assertTrue(e.getMessage().contains("limit"), e.getMessage());
     }
 
