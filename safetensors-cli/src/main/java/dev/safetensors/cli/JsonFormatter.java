@@ -7,7 +7,6 @@ import dev.safetensors.core.TensorTotals;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
-import tools.jackson.core.json.JsonWriteFeature;
 
 import java.io.StringWriter;
 import java.util.Locale;
@@ -21,8 +20,7 @@ import java.util.OptionalLong;
  * {@code tensors} (only with {@code --tensors}). The schema is documented in the README.
  */
 final class JsonFormatter {
-    // ASCII-only output reads the same whatever the terminal's or the consumer's encoding
-    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+    private static final JsonFactory JSON = CommandJson.FACTORY;
 
     private JsonFormatter() {
     }

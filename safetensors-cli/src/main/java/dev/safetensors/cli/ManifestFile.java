@@ -10,9 +10,7 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.ObjectWriteContext;
-import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.json.JsonFactory;
-import tools.jackson.core.json.JsonWriteFeature;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,10 +32,7 @@ final class ManifestFile {
     /** The largest manifest read. */
     static final int MAX_BYTES = Limits.DEFAULT_MAX_MANIFEST_BYTES;
     private static final int VERSION = 1;
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(JsonWriteFeature.ESCAPE_NON_ASCII)
-            .build();
+    private static final JsonFactory JSON = CommandJson.FACTORY;
 
     private ManifestFile() {
     }

@@ -148,14 +148,12 @@ public final class Sha256Channel implements ReadableByteChannel, WritableByteCha
      */
     @Override
     public void close() throws IOException {
-        if (!open) {
-            return;
-        }
+        boolean first = open;
         open = false;
-        if (count == expected) {
+        if (first && count == expected) {
             done.accept(HexFormat.of().formatHex(digest.digest()));
         }
-        if (in != null) {
+        if (first && in != null) {
             in.close();
         }
     }
