@@ -104,10 +104,21 @@ public final class SourceRegistry implements AutoCloseable {
     /**
      * @param location a location
      * @return an open source, a local path opened as a local file
-     * @throws IOException if it cannot be opened
+     * @throws IOException if it cannot be opened; an {@link InvalidLocationException} with
+     *                     {@link ErrorCode#INVALID_SOURCE} for a local path the file system cannot name
      */
     public RandomAccessSource open(Location location) throws IOException {
-        return location.uri().isPresent() ? open(location.uri().get()) : open(location.path());
+        if (location.uri().isPresent() && !location.isLocal()) {
+            return open(location.uri().get());
+        }
+        Path path;
+        try {
+            path = location.path();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location.display()
+                    + ": not a usable local path (" + e.getMessage() + ")");
+        }
+        return open(path);
     }
 
     /**
