@@ -99,13 +99,21 @@ public interface RandomAccessSource extends Closeable {
     SourceStatistics statistics();
 
     /**
-     * What the source knows about the object's identity, for manifests and logs. Keys in use: {@code etag},
-     * {@code version} (S3 versionId, GCS generation), {@code repository}, {@code revision} (a resolved commit),
-     * {@code linked_etag} (a digest the server reported, not one computed locally). Values are never credentials.
+     * What the source knows about the object's identity, for manifests and logs, under the keys
+     * {@link SourceIdentity} declares ({@link SourceIdentity#ETAG}, {@link SourceIdentity#VERSION},
+     * {@link SourceIdentity#REPOSITORY}, {@link SourceIdentity#REVISION}, {@link SourceIdentity#LINKED_SHA256}: a
+     * digest the server reported, not one computed locally). Values are never credentials.
      *
      * @return an immutable snapshot; empty when the source knows nothing beyond its name
      */
     default Map<String, String> attributes() {
         return Map.of();
+    }
+
+    /**
+     * @return {@link #attributes()} in typed form; {@link SourceIdentity#NONE}'s parts for what is unknown
+     */
+    default SourceIdentity identity() {
+        return SourceIdentity.of(attributes());
     }
 }

@@ -40,4 +40,21 @@ public interface RandomAccessSourceProvider {
     default Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
         return Optional.empty();
     }
+
+    /**
+     * The location of a file named by another file of this provider, such as a shard named by an index: by default
+     * {@link Location#sibling(String)} (beside it, the name percent-encoded). A provider whose locations can name a
+     * moving revision overrides this to pin the sibling to the revision {@code identity} was read at (the Hub pins
+     * {@code hf://ns/repo/...} to {@code hf://ns/repo@COMMIT/...}), so a branch that moves meanwhile cannot mix two
+     * commits.
+     *
+     * @param file     a location this provider {@linkplain #supports supports}, read with identity {@code identity}
+     * @param name     a plain file name (no {@code /})
+     * @param identity what the source of {@code file} reported ({@link RandomAccessSource#identity()})
+     * @return the sibling's location
+     * @throws IllegalArgumentException if the name is not a plain file name
+     */
+    default Location sibling(Location file, String name, SourceIdentity identity) {
+        return file.sibling(name);
+    }
 }

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.Limits;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,10 +18,11 @@ final class CheckRun {
     /**
      * @param arguments the SOURCE arguments
      * @param opener    opens index files
+     * @param limits    the bounds on indexes and listings
      * @return the targets of every argument, in order (a Hub repository may hold several checkpoints)
      */
-    static List<Target> expand(List<String> arguments, SourceOpener opener) {
-        ShardExpander expander = new ShardExpander(opener);
+    static List<Target> expand(List<String> arguments, SourceOpener opener, Limits limits) {
+        ShardExpander expander = new ShardExpander(opener, limits);
         List<Target> targets = new ArrayList<>(arguments.size());
         for (String a : arguments) {
             targets.addAll(expander.expand(a));
@@ -43,7 +45,7 @@ final class CheckRun {
     static int headerChecks(List<String> sources, CommonOptions common, int jobs, PrintStream out,
                             PrintStream err, boolean tensors, Function<SourceResult, String> text) {
         SourceOpener opener = common.opener();
-        return run(expand(sources, opener), jobs, common.output(out, err),
+        return run(expand(sources, opener, common.limits()), jobs, common.output(out, err),
                 new HeaderCheck(opener, common.limits()), tensors, text);
     }
 

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.core.TensorTotals;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.SafetensorsHeader;
 
@@ -51,7 +52,8 @@ final class CheckpointAggregate {
             return result.fail(new Failure(f.status(), f.code(), "shard " + worst.source() + ": " + f.message(),
                     Check.SHARDS, f.cause())).build();
         }
-        result.pass(Check.SHARDS).totals(totals);
+        result.pass(Check.SHARDS).totals(totals).parameterCounting("stored elements: config.json is not read for"
+                + " an index");
         try {
             checkpoint.index().verifyAgainst(headers);
             result.pass(Check.CONSISTENCY);

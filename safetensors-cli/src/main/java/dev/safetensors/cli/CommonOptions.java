@@ -18,10 +18,11 @@ final class CommonOptions {
         spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per source (schema in the README).",
                         () -> json = true))
                 .option(OptionSpec.value("--policy", "POLICY", "Validation policy: strict (the default) or official"
-                        + " (what the official Rust crate accepts: 100 MB headers, all 22 dtypes).",
+                        + " (what the official Rust crate accepts: " + Limits.OFFICIAL.maxHeaderBytes() + "-byte headers, all "
+                        + Limits.OFFICIAL.acceptedDtypes().size() + " dtypes).",
                         v -> policy = OptionValue.policy(v)))
                 .option(OptionSpec.value("--max-header-bytes", "N", "Largest header accepted, in bytes (strict"
-                        + " default 8388608).", v -> maxHeaderBytes = OptionValue.longInteger(v)))
+                        + " default " + Limits.DEFAULT.maxHeaderBytes() + ").", v -> maxHeaderBytes = OptionValue.longInteger(v)))
                 .option(OptionSpec.value("--s3-endpoint", "URL", "S3-compatible endpoint for s3:// sources, such as"
                         + " http://127.0.0.1:9000 (default: the AWS SDK configuration).",
                         v -> s3Endpoint = OptionValue.uri(v)))

@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.core.Sha256Channel;
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 
@@ -49,7 +51,7 @@ final class DigestCheck implements FileCheck {
                 HeaderCheck.finish(source, result);
             }
         } catch (IOException | RuntimeException e) {
-            result.fail(Failure.from(e, file.location().text()));
+            result.fail(Failure.from(e, file.location().display()));
         }
         return result.build();
     }
@@ -68,7 +70,7 @@ final class DigestCheck implements FileCheck {
             return;
         }
         progress.grow(size);
-        String sha256 = ContentDigest.sha256(source, size, progress::advance);
+        String sha256 = Sha256Channel.sha256(source, 0, size, progress::advance);
         result.sha256(sha256);
         if (want.sha256() != null) {
             result.sha256ComparedWith(want.sha256From());
@@ -81,12 +83,12 @@ final class DigestCheck implements FileCheck {
      * @return the SHA-256 the server reported for the object (the Hub's {@code X-Linked-Etag}), or {@code null}
      */
     static String reportedSha256(Map<String, String> attributes) {
-        String linked = attributes.get("linked_etag");
+        String linked = attributes.get(SourceIdentity.LINKED_SHA256);
         if (linked == null) {
             return null;
         }
         String bare = linked.startsWith("W/") ? null : linked.replace("\"", "");
-        return ContentDigest.isSha256(bare) ? bare.toLowerCase(Locale.ROOT) : null;
+        return Sha256Channel.isSha256(bare) ? bare.toLowerCase(Locale.ROOT) : null;
     }
 
     private static void checkSize(SourceResult.Builder result, long size, long wanted) {

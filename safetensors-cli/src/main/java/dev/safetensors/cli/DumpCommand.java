@@ -1,4 +1,6 @@
 package dev.safetensors.cli;
+
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.StorageException;
@@ -93,7 +95,7 @@ final class DumpCommand implements Subcommand {
         }
         ReadOptions readOptions = remote.readOptions();
         Location location = Location.parse(source);
-        if (location.isIndex() || location.isHubRepository()) {
+        if (location.isIndex() || HubLocation.isRepository(location)) {
             throw usage("dump reads one file: name the shard that holds the tensor (see 'safetensors inspect"
                     + " --tensors')");
         }
@@ -107,7 +109,7 @@ final class DumpCommand implements Subcommand {
                 HeaderCheck.finish(src, result);
             }
         } catch (IOException | RuntimeException e) {
-            result.fail(Failure.from(e, location.text()));
+            result.fail(Failure.from(e, location.display()));
             code = SEE_RESULT;
         }
         SourceResult r = result.build();

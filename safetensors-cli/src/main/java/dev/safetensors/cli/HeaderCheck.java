@@ -35,7 +35,7 @@ final class HeaderCheck implements FileCheck {
                 finish(source, result);
             }
         } catch (IOException | RuntimeException e) {
-            result.fail(Failure.from(e, file.location().text()));
+            result.fail(Failure.from(e, file.location().display()));
         }
         return result.build();
     }
@@ -45,7 +45,7 @@ final class HeaderCheck implements FileCheck {
      * @return a builder for its result, with the cost already spent to find it
      */
     static SourceResult.Builder start(Target.File file) {
-        return SourceResult.builder(file.location().text(), file.kind()).checkpoint(file.checkpoint())
+        return SourceResult.builder(file.location().display(), file.kind()).checkpoint(file.checkpoint())
                 .cost(file.extraCost());
     }
 

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.Location;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -65,12 +66,13 @@ final class InspectCommand implements Subcommand {
         int code = Status.VALID.exitCode();
         List<String> files = new ArrayList<>();
         for (String source : sources) {
-            if (!Location.parse(source).isHubRepository()) {
+            if (!HubLocation.isRepository(Location.parse(source))) {
                 files.add(source);
                 continue;
             }
             code = Math.max(code, checkFiles(files));
-            code = Math.max(code, HubInspection.run(source, folder, common.json, tensors, out, err));
+            code = Math.max(code, HubInspection.run(source, folder, common, tensors, common.output(out, err),
+                    this::text));
         }
         return Math.max(code, checkFiles(files));
     }

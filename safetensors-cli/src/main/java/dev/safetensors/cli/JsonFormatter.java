@@ -3,10 +3,10 @@ package dev.safetensors.cli;
 import dev.safetensors.DType;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
+import dev.safetensors.core.TensorTotals;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
-import tools.jackson.core.json.JsonWriteFeature;
 
 import java.io.StringWriter;
 import java.util.Locale;
@@ -20,8 +20,7 @@ import java.util.OptionalLong;
  * {@code tensors} (only with {@code --tensors}). The schema is documented in the README.
  */
 final class JsonFormatter {
-    // ASCII-only output reads the same whatever the terminal's or the consumer's encoding
-    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+    private static final JsonFactory JSON = CommandJson.FACTORY;
 
     private JsonFormatter() {
     }
@@ -82,6 +81,7 @@ final class JsonFormatter {
             if (r.kind() == SourceResult.Kind.CHECKPOINT && r.shardCount() >= 0) {
                 g.writeNumberProperty("shard_count", r.shardCount());
             }
+            r.parameterCounting().ifPresent(how -> g.writeStringProperty("parameter_counting", how));
             r.sha256().ifPresent(h -> g.writeStringProperty("sha256", h));
             r.sha256ComparedWith().ifPresent(with -> g.writeStringProperty("sha256_compared_with", with));
             if (tensors && r.header().isPresent()) {

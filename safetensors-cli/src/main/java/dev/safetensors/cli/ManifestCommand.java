@@ -57,7 +57,7 @@ final class ManifestCommand implements Subcommand {
         // the manifest is the only thing on stdout; every problem is a line on stderr
         Output problems = new Output(err, err, false, common.debug);
         SourceOpener opener = common.opener();
-        List<Target> targets = CheckRun.expand(sources, opener);
+        List<Target> targets = CheckRun.expand(sources, opener, common.limits());
         List<ManifestEntry> entries = new ArrayList<>();
         int files = jobs.value();
         Status worst;

@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.Limits;
+import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
 import tools.jackson.core.JacksonException;
@@ -8,9 +10,7 @@ import tools.jackson.core.JsonParser;
 import tools.jackson.core.JsonToken;
 import tools.jackson.core.ObjectReadContext;
 import tools.jackson.core.ObjectWriteContext;
-import tools.jackson.core.StreamReadFeature;
 import tools.jackson.core.json.JsonFactory;
-import tools.jackson.core.json.JsonWriteFeature;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -30,12 +30,9 @@ import java.util.Set;
  */
 final class ManifestFile {
     /** The largest manifest read. */
-    static final int MAX_BYTES = 64 * 1024 * 1024;
+    static final int MAX_BYTES = Limits.DEFAULT_MAX_MANIFEST_BYTES;
     private static final int VERSION = 1;
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
-            .enable(JsonWriteFeature.ESCAPE_NON_ASCII)
-            .build();
+    private static final JsonFactory JSON = CommandJson.FACTORY;
 
     private ManifestFile() {
     }
@@ -195,7 +192,7 @@ final class ManifestFile {
 
     private static String digest(JsonParser p, JsonToken value, String name) {
         String s = string(p, value, name);
-        if (!ContentDigest.isSha256(s)) {
+        if (!Sha256Channel.isSha256(s)) {
             throw invalid(p, name + " is not 64 hex digits");
         }
         return s;

@@ -1,4 +1,7 @@
 package dev.safetensors.cli;
+
+import dev.safetensors.core.Sha256Channel;
+import dev.safetensors.Location;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
 import dev.safetensors.TensorInfo;
@@ -112,12 +115,10 @@ final class ReshardCommand implements Subcommand {
         SourceOpener opener = common.opener();
         Output output = common.output(out, err);
         ReshardReport report = new ReshardReport(out, common.json);
-        String shown = Location.parse(source).text();
+        String shown = Location.parse(source).display();
         ReshardInput input;
         try {
             input = ReshardInput.open(source, opener, limits, readOptions);
-        } catch (ReshardInput.ExpansionFailure e) {
-            return failed(output, report, shown, e.failure());
         } catch (IOException | RuntimeException e) {
             return failed(output, report, shown, Failure.from(e, shown));
         }
@@ -140,7 +141,7 @@ final class ReshardCommand implements Subcommand {
                 TensorInfo info = t.info();
                 long length = info.byteLength();
                 writer.tensor(info.name(), info.dtype(), info.shape(), TensorSource.of(length, () ->
-                        DigestingChannel.reading(t.open(), length, bar::advance,
+                        Sha256Channel.reading(t.open(), length, bar::advance,
                                 d -> read.put(info.name(), d))));
             }
             List<Path> written;
@@ -178,7 +179,7 @@ final class ReshardCommand implements Subcommand {
             inOrder.sort(java.util.Comparator.comparingLong(TensorInfo::begin));
             for (TensorInfo t : inOrder) {
                 String[] digest = new String[1];
-                try (DigestingChannel sink = DigestingChannel.sink(t.byteLength(), bar::advance, d -> digest[0] = d)) {
+                try (Sha256Channel sink = Sha256Channel.sink(t.byteLength(), bar::advance, d -> digest[0] = d)) {
                     f.copyTensorTo(t.name(), sink);
                 }
                 landed.add(new ReshardReport.Landed(t, digest[0], digest[0] != null

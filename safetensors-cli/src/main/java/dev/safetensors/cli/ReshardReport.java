@@ -4,7 +4,6 @@ import dev.safetensors.TensorInfo;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
 import tools.jackson.core.json.JsonFactory;
-import tools.jackson.core.json.JsonWriteFeature;
 
 import java.io.PrintStream;
 import java.io.StringWriter;
@@ -20,7 +19,7 @@ import java.util.Locale;
  * line on stderr, or with {@code --json} a summary object with {@code status}, {@code code} and {@code message}.
  */
 final class ReshardReport {
-    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+    private static final JsonFactory JSON = CommandJson.FACTORY;
 
     /**
      * A tensor as it landed.

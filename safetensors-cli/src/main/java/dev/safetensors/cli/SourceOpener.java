@@ -2,25 +2,26 @@ package dev.safetensors.cli;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
-import dev.safetensors.RepositoryListing;
+import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SourceRegistry;
-import dev.safetensors.core.Sources;
 
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
 
 /**
- * Opens the sources of one command run. Local paths go to {@link Sources}; every other scheme goes to a
- * {@link SourceRegistry} of the providers found through {@link ServiceLoader}, built once and kept for the whole
- * run, because each backend builds its HTTP or SDK client once per provider instance: a hundred shards then share
- * one client and its connections instead of paying for a hundred.
+ * Opens the sources of one command run through one {@link SourceRegistry}: the command's own S3 provider (built from
+ * the command line's S3 options) first, then the providers found through {@link ServiceLoader}. The registry is built
+ * once, on the first remote location, and kept for the whole run, because each backend builds its HTTP or SDK client
+ * once per provider instance: a hundred shards then share one client and its connections. A run over local files
+ * never loads a cloud SDK class: local locations are served by a registry of local files alone.
  *
  * <p>What cannot name a source at all is refused before anything is opened: an empty path, and a
  * {@code scheme://} location that is not a valid URI (nothing after the scheme, spaces), which would otherwise be
@@ -28,6 +29,9 @@ import java.util.TreeSet;
  * Thread-safe.
  */
 final class SourceOpener {
+    /** Serves local paths and {@code file:} URIs only. */
+    private static final SourceRegistry LOCAL = SourceRegistry.builder().build();
+
     private final RandomAccessSourceProvider s3;
     private SourceRegistry registry;
 
@@ -39,11 +43,8 @@ final class SourceOpener {
         this.s3 = s3;
     }
 
-    /**
-     * Builds the registry on the first remote source: a run over local files never loads a cloud SDK class. The
-     * command's own S3 provider comes first, so the installed one is never created; the registry lives for the run.
-     */
-    private synchronized List<RandomAccessSourceProvider> providers() {
+    /** @return the run's registry of every provider, built on first use */
+    synchronized SourceRegistry registry() {
         if (registry == null) {
             SourceRegistry.Builder builder = SourceRegistry.builder();
             if (s3 != null) {
@@ -51,7 +52,19 @@ final class SourceOpener {
             }
             registry = builder.installedProviders().build();
         }
-        return registry.providers();
+        return registry;
+    }
+
+    /**
+     * @param location what a checkpoint will be located from
+     * @param limits   the policy for headers, indexes, configs and listings
+     * @param read     how remote tensors are fetched
+     * @return the options the library's checkpoint layer opens it with: this run's registry (or the local one, for a
+     *         local location, so no backend is loaded)
+     */
+    CheckpointOptions options(Location location, Limits limits, ReadOptions read) {
+        return CheckpointOptions.builder().registry(location.isLocal() ? LOCAL : registry()).limits(limits)
+                .readOptions(read).build();
     }
 
     /**
@@ -61,65 +74,44 @@ final class SourceOpener {
      *                     nothing or a scheme no backend serves
      */
     RandomAccessSource open(Location location) throws IOException {
-        if (location.text().isEmpty()) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "empty path: name a .safetensors file");
-        }
-        if (location.uri() == null && location.looksLikeUri()) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "not a valid URI: a location after"
-                    + " the scheme is required, without spaces (encode a space as %20)");
-        }
+        checkNamesSomething(location);
         if (location.isLocal()) {
             Path path = localPath(location);
-            return location.uri() == null ? Sources.open(UndecodableName.resolve(path))
-                    : Sources.open(location.uri());
+            return location.uri().isEmpty() ? LOCAL.open(UndecodableName.resolve(path)) : LOCAL.open(location);
         }
-        for (RandomAccessSourceProvider p : providers()) {
-            if (p.supports(location.uri())) {
-                return p.open(location.uri());
+        URI uri = location.uri().orElseThrow();
+        if (registry().providers().stream().noneMatch(p -> p.supports(uri))) {
+            if (location.scheme().equals("s3") && !S3Settings.available()) {
+                throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "the S3 backend (dev.safetensors.s3"
+                        + " and the AWS SDK) is not on the module path; bin/safetensors adds it when the command line"
+                        + " names an s3:// source");
             }
+            throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend reads '"
+                    + location.scheme() + ":' sources; supported: local paths, " + supportedSchemes());
         }
-        if (location.scheme().equals("s3") && !S3Settings.available()) {
-            throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "the S3 backend (dev.safetensors.s3 and the AWS SDK) is not"
-                    + " on the module path; bin/safetensors adds it when the command line names an s3:// source");
-        }
-        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend reads '" + location.scheme()
-                + ":' sources; supported: local paths, " + supportedSchemes());
+        return registry().open(uri);
     }
 
     /**
-     * @return this opener as one provider, for the core's checkpoint location ({@code CheckpointFiles}): it opens as
-     *         {@link #open} does and lists repositories through the provider of their scheme
+     * @param location a SOURCE argument
+     * @throws InvalidLocationException if it is empty, or written as a URI that does not parse
      */
-    RandomAccessSourceProvider asProvider() {
-        return new RandomAccessSourceProvider() {
-            @Override
-            public boolean supports(URI uri) {
-                return providers().stream().anyMatch(p -> p.supports(uri));
-            }
-
-            @Override
-            public RandomAccessSource open(URI uri) throws IOException {
-                return SourceOpener.this.open(Location.parse(uri.toString()));
-            }
-
-            @Override
-            public Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
-                for (RandomAccessSourceProvider p : providers()) {
-                    if (p.supports(location)) {
-                        return p.listCheckpoints(location);
-                    }
-                }
-                return Optional.empty();
-            }
-        };
+    static void checkNamesSomething(Location location) throws InvalidLocationException {
+        if (location.text().isEmpty()) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "empty path: name a .safetensors file");
+        }
+        if (location.uri().isEmpty() && location.looksLikeUri()) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "not a valid URI: a location after"
+                    + " the scheme is required, without spaces (encode a space as %20)");
+        }
     }
 
     private static Path localPath(Location location) throws IOException {
         try {
             return location.path();
         } catch (IllegalArgumentException e) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "is not a usable local path or file: URI (" + e.getMessage()
-                    + ")");
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "is not a usable local path or file: URI ("
+                    + e.getMessage() + ")");
         }
     }
 
@@ -131,7 +123,7 @@ final class SourceOpener {
         }
         for (String s : new String[] {"file", "s3", "gs", "http", "https", "hf"}) {
             URI probe = URI.create(s + "://x/y");
-            if (providers().stream().anyMatch(p -> p.supports(probe))) {
+            if (registry().providers().stream().anyMatch(p -> p.supports(probe))) {
                 schemes.add(s + ":");
             }
         }

@@ -2,6 +2,7 @@ package dev.safetensors.cli;
 
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceStatistics;
+import dev.safetensors.core.TensorTotals;
 
 import java.util.Collections;
 import java.util.EnumMap;
@@ -40,6 +41,7 @@ final class SourceResult {
     private final int shardCount;
     private final String sha256;
     private final String sha256ComparedWith;
+    private final String parameterCounting;
 
     private SourceResult(Builder b) {
         this.source = b.source;
@@ -56,6 +58,7 @@ final class SourceResult {
         this.shardCount = b.shardCount;
         this.sha256 = b.sha256;
         this.sha256ComparedWith = b.sha256ComparedWith;
+        this.parameterCounting = b.parameterCounting;
     }
 
     /**
@@ -65,6 +68,11 @@ final class SourceResult {
      */
     static Builder builder(String source, Kind kind) {
         return new Builder(source, kind);
+    }
+
+    /** @return how a checkpoint's parameters were counted, in words, when that was decided */
+    Optional<String> parameterCounting() {
+        return Optional.ofNullable(parameterCounting);
     }
 
     /** @return the source's name as shown */
@@ -158,6 +166,7 @@ final class SourceResult {
         private int shardCount = -1;
         private String sha256;
         private String sha256ComparedWith;
+        private String parameterCounting;
 
         private Builder(String source, Kind kind) {
             this.source = source;
@@ -220,6 +229,12 @@ final class SourceResult {
         /** Names the checkpoint a shard belongs to. */
         Builder checkpoint(String name) {
             checkpoint = name;
+            return this;
+        }
+
+        /** Records how a checkpoint's parameters were counted. */
+        Builder parameterCounting(String how) {
+            parameterCounting = how;
             return this;
         }
 

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.Location;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.core.ShardIndex;
 

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.core.TensorTotals;
 import dev.safetensors.DType;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceStatistics;
@@ -55,7 +56,8 @@ final class TextFormatter {
         StringBuilder sb = new StringBuilder();
         TensorTotals t = r.totals().orElseThrow();
         boolean checkpoint = r.kind() == SourceResult.Kind.CHECKPOINT;
-        sb.append(name(r)).append(checkpoint ? "  (sharded checkpoint)" : "").append('\n');
+        sb.append(name(r)).append(!checkpoint ? "" : r.checks().containsKey(Check.INDEX) ? "  (sharded checkpoint)"
+                : "  (checkpoint)").append('\n');
         row(sb, "status", r.status().label() + " (checks: " + r.checks().keySet().stream().map(Check::label)
                 .collect(Collectors.joining(", ")) + ")");
         r.attributes().forEach((k, v) -> {
@@ -68,6 +70,7 @@ final class TextFormatter {
         }
         row(sb, "tensors", Readable.plural(t.tensors(), "tensor") + ", " + parameters(t.parameters())
                 + (t.parameters() < 1000 ? "" : " (" + PlainText.grouped(t.parameters()) + ")"));
+        r.parameterCounting().ifPresent(how -> row(sb, "parameters", Sanitized.line(how, VALUE_WIDTH)));
         boolean first = true;
         for (Map.Entry<DType, TensorTotals.PerDtype> e : t.byDtype().entrySet()) {
             TensorTotals.PerDtype d = e.getValue();

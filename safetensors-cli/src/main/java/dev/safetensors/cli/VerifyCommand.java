@@ -1,4 +1,7 @@
 package dev.safetensors.cli;
+
+import dev.safetensors.core.Sha256Channel;
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.SafetensorsException;
 
@@ -96,14 +99,14 @@ final class VerifyCommand implements Subcommand {
                 throw usage("--sha256 HEX is required with a SOURCE: verify compares, it never just says"
                         + " 'verified' (to record digests, use 'safetensors manifest')");
             }
-            if (!ContentDigest.isSha256(sha256)) {
+            if (!Sha256Channel.isSha256(sha256)) {
                 throw usage("--sha256 must be 64 hex digits");
             }
             if (size != null && size < 0) {
                 throw usage("--size must not be negative");
             }
             Location location = Location.parse(source);
-            if (location.isIndex() || location.isHubRepository()) {
+            if (location.isIndex() || HubLocation.isRepository(location)) {
                 throw usage("verify checks one file; for a sharded checkpoint, record its shards with 'safetensors"
                         + " manifest' and check them with 'verify --manifest'");
             }

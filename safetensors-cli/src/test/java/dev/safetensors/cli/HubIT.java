@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -74,18 +73,21 @@ class HubIT {
     void aThreeShardRepositoryCostsTheListingTheIndexAndOneReadPerShard() {
         Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/three").exits(0);
         List<JsonNode> lines = run.json();
-        assertEquals(1, lines.size(), run.describe());
-        JsonNode m = lines.get(0);
+        assertEquals(3 + 1, lines.size(), "one line per shard, then the checkpoint: " + run.describe());
+        assertEquals("hf://acme/three@" + FakeHub.COMMIT + "/model-00001-of-00003.safetensors",
+                lines.get(0).get("source").asString(), "shards pinned to the commit");
+        assertEquals("shard", lines.get(0).get("kind").asString());
+        JsonNode m = lines.get(3);
+        assertEquals("checkpoint", m.get("kind").asString());
         assertEquals("hf://acme/three", m.get("source").asString());
-        assertEquals(FakeHub.COMMIT, m.get("revision").asString());
-        assertEquals("hf://acme/three@" + FakeHub.COMMIT + "/model.safetensors.index.json", m.get("file").asString());
+        assertEquals(FakeHub.COMMIT, m.get("attributes").get("revision").asString());
         assertEquals(3, m.get("shard_count").asInt());
-        assertEquals(3, m.get("files").size());
         assertEquals(3, m.get("tensor_count").asInt());
         assertEquals(16, m.get("parameters").asLong());
         assertEquals(8, m.get("dtypes").get("F32").get("parameters").asLong());
         assertEquals(16, m.get("dtypes").get("F16").get("bytes").asLong());
-        assertFalse(m.get("parameters_from_config").asBoolean());
+        assertEquals("pass", m.get("checks").get("consistency").asString());
+        assertTrue(m.get("parameter_counting").asString().startsWith("stored elements"), run.describe());
         assertEquals(1 + 1 + 3, m.get("requests").asInt(), "the listing, the index, one header read per shard");
         assertEquals(1 + 4 * 2, m.get("exchanges").asInt(), "every read but the listing is redirected to the CDN");
     }
@@ -93,7 +95,8 @@ class HubIT {
     @Test
     void aDiffusersRepositoryReportsEachComponentMainModuleFirst() {
         Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/sd").exits(0);
-        List<JsonNode> lines = run.json();
+        List<JsonNode> lines = run.json().stream().filter(l -> l.get("kind").asString().equals("checkpoint"))
+                .toList();
         assertEquals(List.of("hf://acme/sd/transformer", "hf://acme/sd/text_encoder", "hf://acme/sd/vae"),
                 lines.stream().map(l -> l.get("source").asString()).toList(), run.describe());
         assertEquals(1 + 1 + 2, lines.get(0).get("requests").asInt(), "the listing, the index, two shard headers");
@@ -104,7 +107,7 @@ class HubIT {
         assertEquals(7, lines.stream().mapToInt(l -> l.get("requests").asInt()).sum(), "seven requests in all");
 
         Cli.Run one = Cli.run(env, "inspect", "--path", "vae", "hf://acme/sd@main").exits(0);
-        assertTrue(one.out().startsWith("hf://acme/sd@main/vae  (single file)"), one.describe());
+        assertTrue(one.out().startsWith("hf://acme/sd@main/vae  (checkpoint)"), one.describe());
         assertTrue(one.out().contains("cost        2 read requests"), "the listing and the header\n" + one.describe());
         Cli.Run folder = Cli.run(env, "inspect", "--json", "hf://acme/sd/vae").exits(0);
         assertEquals(1, folder.json().size(), folder.describe());
@@ -114,7 +117,6 @@ class HubIT {
     void aQuantizedRepositoryCountsParametersFromItsConfigAndSaysSo() {
         Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/gptq").exits(0);
         JsonNode m = run.json().get(0);
-        assertTrue(m.get("parameters_from_config").asBoolean(), run.describe());
         assertEquals("derived from config.json quantization_config (gptq, 4 bits)",
                 m.get("parameter_counting").asString());
         assertEquals(2048, m.get("dtypes").get("I32").get("parameters").asLong());

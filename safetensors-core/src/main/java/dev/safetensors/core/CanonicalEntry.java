@@ -24,8 +24,8 @@ final class CanonicalEntry {
     private static final Literal DTYPE_FIELD = new Literal("{\"dtype\":\"");
     private static final Literal SHAPE_FIELD = new Literal("\",\"shape\":[");
     private static final Literal OFFSETS_FIELD = new Literal(",\"data_offsets\":[");
-    private static final DType[] DTYPES = DType.values();
-    private static final byte[][] DTYPE_NAMES = Arrays.stream(DTYPES).map(t -> ascii(t.name())).toArray(byte[][]::new);
+    private static final DType[] DTYPES = DtypeNames.DTYPES;
+    private static final byte[][] DTYPE_NAMES = DtypeNames.ASCII;
     /** Each dtype name of at most 8 bytes read as a little-endian long, for a comparison in one step; else 0. */
     private static final long[] DTYPE_WORDS = Arrays.stream(DTYPE_NAMES)
             .mapToLong(n -> n.length > 8 ? 0 : word(n, 0, n.length)).toArray();

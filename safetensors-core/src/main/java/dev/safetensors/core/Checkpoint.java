@@ -1,7 +1,9 @@
 package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceChangedException;
@@ -23,47 +25,54 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * One logical checkpoint: a single file, a sharded checkpoint behind its {@code *.safetensors.index.json} (local or
- * remote), or a checkpoint of a repository ({@code hf://acme/model}), seen as one set of tensors.
+ * remote), or a checkpoint of a repository a provider lists, seen as one set of tensors.
  *
- * <p>{@link #open} finds the files ({@link CheckpointFiles}), reads and validates every shard's header, and
- * cross-checks them against the index as {@link ShardIndex#verifyAgainst} does: every tensor in exactly the shard
- * the index maps it to, {@code total_size} equal to the bytes held. A checkpoint that opens is consistent.
+ * <p>{@link #open(String, CheckpointOptions)} finds the files ({@link CheckpointFiles}) through the options'
+ * {@link SourceRegistry}, reads and validates every shard's header once, {@link ReadOptions#parallelism()} at a time,
+ * and cross-checks them against the index as {@link ShardIndex#verifyAgainst} does: every tensor in exactly the
+ * shard the index maps it to, {@code total_size} equal to the bytes held. A checkpoint that opens is consistent.
+ * {@link #check(String, CheckpointOptions)} does the same work without throwing at the first bad shard, for tools
+ * that report every shard.
  *
  * <p>Tensors are read through the shard that holds them: {@link #file(String)} gives that shard's
- * {@link SafetensorsFile}, so every method of it is available; {@link #readBytes}, {@link #readFloat32} and
- * {@link #copyTensorTo} are shortcuts. A shard's {@code SafetensorsFile} is opened on first use and once, however
- * many threads ask; opening it reads its header again (one request for a remote shard) and checks that it is the
- * header seen by {@link #open}, so a shard replaced meanwhile is a {@link SourceChangedException}, not a silent mix.
- * A single-file checkpoint keeps the file {@link #open} validated, at no further cost.
+ * {@link SafetensorsFile}; {@link #readBytes}, {@link #readFloat32}, {@link #copyTensorTo}, {@link #slice} and
+ * {@link #map} are shortcuts. A remote shard is read through the very source its header came from, pinned to the
+ * version seen then, so no second header request is made and a shard replaced meanwhile is a
+ * {@link SourceChangedException}. A local shard is reopened on first use, its header read again and compared with
+ * the one validated at open (a local read, no descriptor held meanwhile). A single-file checkpoint keeps the file
+ * validated at open.
  *
- * <p>Thread-safe. {@link #close()} closes every shard opened; reads after it fail with an {@link IOException}.
+ * <p>Thread-safe. {@link #close()} closes every shard; reads after it fail with an {@link IOException}.
  */
 public final class Checkpoint implements AutoCloseable {
     private final CheckpointFiles files;
-    private final Limits limits;
+    private final CheckpointOptions options;
     private final List<SafetensorsHeader> headers;
     private final Map<String, Integer> shardOf;
     private final List<TensorInfo> tensors;
     private final AtomicReferenceArray<SafetensorsFile> opened;
-    /** The source under each opened shard, for its request count. */
+    /** The source under each shard that is open (kept from the header read, or opened on first use). */
     private final AtomicReferenceArray<RandomAccessSource> sources;
     private final SourceStatistics openCost;
     private volatile boolean closed;
 
-    private Checkpoint(CheckpointFiles files, Limits limits, List<SafetensorsHeader> headers,
-                       RandomAccessSource singleSource, SafetensorsFile single, SourceStatistics openCost) {
+    private Checkpoint(CheckpointFiles files, CheckpointOptions options, List<SafetensorsHeader> headers,
+                       List<RandomAccessSource> kept, SafetensorsFile single, SourceStatistics openCost) {
         this.files = files;
-        this.limits = limits;
+        this.options = options;
         this.headers = List.copyOf(headers);
         this.opened = new AtomicReferenceArray<>(headers.size());
         this.sources = new AtomicReferenceArray<>(headers.size());
+        for (int i = 0; i < kept.size(); i++) {
+            sources.set(i, kept.get(i));
+        }
         if (single != null) {
             opened.set(0, single);
-            sources.set(0, singleSource);
         }
         Map<String, Integer> where = new HashMap<>();
         List<TensorInfo> all = new ArrayList<>();
@@ -79,14 +88,14 @@ public final class Checkpoint implements AutoCloseable {
     }
 
     /**
-     * Opens a checkpoint under {@link Limits#DEFAULT}.
+     * Opens a checkpoint with the {@linkplain CheckpointOptions#defaults() default options}.
      *
      * @param location a file, an index or a repository, as a path or a URI
      * @return the open checkpoint
      * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
      */
     public static Checkpoint open(String location) throws IOException {
-        return open(CheckpointFiles.locate(location), Limits.DEFAULT);
+        return open(location, CheckpointOptions.defaults());
     }
 
     /**
@@ -95,12 +104,25 @@ public final class Checkpoint implements AutoCloseable {
      * @throws IOException as {@link #open(String)}
      */
     public static Checkpoint open(Path path) throws IOException {
-        return open(path.toString());
+        return open(Location.of(path).text(), CheckpointOptions.defaults());
+    }
+
+    /**
+     * Opens a checkpoint, every location (the index, each shard, a repository listing) opened through the options'
+     * registry and held to its limits.
+     *
+     * @param location a file, an index or a repository, as a path or a URI
+     * @param options  the registry, limits and read options
+     * @return the open checkpoint
+     * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
+     */
+    public static Checkpoint open(String location, CheckpointOptions options) throws IOException {
+        return open(CheckpointFiles.locate(location, null, options), options);
     }
 
     /**
      * Opens a checkpoint whose files were already located, such as one checkpoint of a repository's
-     * {@link CheckpointFiles#locateAll}, or the one in a folder ({@link CheckpointFiles#locate(String, String)}).
+     * {@link CheckpointFiles#locateAll}, under the given limits and the default registry.
      *
      * @param files  the checkpoint's files
      * @param limits the policy for the headers and for {@code readFloat32}
@@ -108,30 +130,117 @@ public final class Checkpoint implements AutoCloseable {
      * @throws IOException if a header is invalid, the index and headers disagree, or a read fails
      */
     public static Checkpoint open(CheckpointFiles files, Limits limits) throws IOException {
+        return open(files, CheckpointOptions.builder().limits(limits).build());
+    }
+
+    /**
+     * Opens a checkpoint whose files were already located (with the same options).
+     *
+     * @param files   the checkpoint's files
+     * @param options the registry, limits and read options
+     * @return the open checkpoint
+     * @throws IOException the first shard's failure in shard order, else the index's disagreement with the shards
+     */
+    public static Checkpoint open(CheckpointFiles files, CheckpointOptions options) throws IOException {
         Objects.requireNonNull(files, "files");
-        Objects.requireNonNull(limits, "limits");
+        Objects.requireNonNull(options, "options");
         SourceStatistics cost = files.cost();
         if (!files.isSharded()) {
-            RandomAccessSource source = Sources.open(files.file());
-            SafetensorsFile single = SafetensorsFile.open(source, limits);
-            return new Checkpoint(files, limits, List.of(single.header()), source, single, cost);
+            // one file: opened as a SafetensorsFile at once, so its first read's payload bytes are kept too
+            RandomAccessSource source = options.registry().open(files.file());
+            SafetensorsFile single = SafetensorsFile.open(source, options.limits(), true, options.readOptions());
+            return new Checkpoint(files, options, List.of(single.header()), List.of(source), single, cost);
         }
-        List<SafetensorsHeader> headers = new ArrayList<>();
-        Map<String, SafetensorsHeader> byName = new LinkedHashMap<>();
-        List<String> names = files.index().orElseThrow().shards();
-        for (int i = 0; i < names.size(); i++) {
-            try (RandomAccessSource source = Sources.open(files.shards().get(i))) {
-                try {
-                    SafetensorsHeader h = Safetensors.readHeader(source, limits);
-                    headers.add(h);
-                    byName.put(names.get(i), h);
-                } finally {
-                    cost = cost.plus(source.statistics());
+        List<ShardHeaders.Read> reads = ShardHeaders.read(files.shards(), options, true);
+        List<RandomAccessSource> kept = new ArrayList<>();
+        for (ShardHeaders.Read r : reads) {
+            kept.add(r.source());
+        }
+        try {
+            CheckpointVerdict verdict = judge(files, reads);
+            Optional<IOException> failure = verdict.firstFailure();
+            if (failure.isPresent()) {
+                throw failure.get();
+            }
+            SourceStatistics openCost = files.cost();
+            for (ShardHeaders.Read r : reads) {
+                if (r.source() == null) {
+                    // a kept source's requests are counted live, by statistics()
+                    openCost = openCost.plus(r.verdict().cost());
                 }
             }
+            return new Checkpoint(files, options, verdict.headers(), kept, null, openCost);
+        } catch (IOException | RuntimeException e) {
+            for (RandomAccessSource s : kept) {
+                if (s != null) {
+                    try {
+                        s.close();
+                    } catch (IOException suppressed) {
+                        e.addSuppressed(suppressed);
+                    }
+                }
+            }
+            throw e;
         }
-        files.index().orElseThrow().verifyAgainst(byName);
-        return new Checkpoint(files, limits, headers, null, null, cost);
+    }
+
+    /**
+     * Checks a checkpoint with the {@linkplain CheckpointOptions#defaults() default options}, as
+     * {@link #check(String, CheckpointOptions)}.
+     *
+     * @param location a file, an index or a repository
+     * @return the verdicts
+     * @throws IOException if the checkpoint cannot be located (nothing there, an invalid index or listing)
+     */
+    public static CheckpointVerdict check(String location) throws IOException {
+        return check(location, CheckpointOptions.defaults());
+    }
+
+    /**
+     * Reads and judges every shard's header, as {@link #open(String, CheckpointOptions)} does, but gives a verdict
+     * for each shard instead of throwing at the first bad one, and judges the index against the shards when all of
+     * them passed. No source stays open.
+     *
+     * @param location a file, an index or a repository
+     * @param options  the registry, limits and read options
+     * @return the verdicts
+     * @throws IOException if the checkpoint cannot be located (nothing there, an invalid index or listing)
+     */
+    public static CheckpointVerdict check(String location, CheckpointOptions options) throws IOException {
+        return check(CheckpointFiles.locate(location, null, options), options);
+    }
+
+    /**
+     * @param files   a located checkpoint
+     * @param options the registry, limits and read options
+     * @return the verdicts of its shards and of the index against them
+     * @throws IOException only if the thread is interrupted
+     */
+    public static CheckpointVerdict check(CheckpointFiles files, CheckpointOptions options) throws IOException {
+        return judge(files, ShardHeaders.read(files.shards(), options, false));
+    }
+
+    private static CheckpointVerdict judge(CheckpointFiles files, List<ShardHeaders.Read> reads) {
+        SourceStatistics cost = files.cost();
+        List<ShardVerdict> verdicts = new ArrayList<>();
+        Map<String, SafetensorsHeader> byName = new LinkedHashMap<>();
+        for (int i = 0; i < reads.size(); i++) {
+            ShardVerdict v = reads.get(i).verdict();
+            verdicts.add(v);
+            cost = cost.plus(v.cost());
+            if (files.isSharded() && v.header().isPresent()) {
+                byName.put(files.index().orElseThrow().shards().get(i), v.header().get());
+            }
+        }
+        Optional<InvalidHeaderException> consistency = Optional.empty();
+        if (files.isSharded() && byName.size() == reads.size()) {
+            try {
+                files.index().orElseThrow().verifyAgainst(byName);
+            } catch (InvalidHeaderException e) {
+                consistency = Optional.of(e);
+            }
+        }
+        return new CheckpointVerdict(files, verdicts, consistency, cost);
     }
 
     /** @return where the files are */
@@ -158,7 +267,7 @@ public final class Checkpoint implements AutoCloseable {
      * @return the location of the shard that holds it
      * @throws TensorAccessException {@link ErrorCode#TENSOR_NOT_FOUND} if no shard holds it
      */
-    public String shardOf(String name) throws TensorAccessException {
+    public Location shardOf(String name) throws TensorAccessException {
         return files.shards().get(shard(name));
     }
 
@@ -188,14 +297,20 @@ public final class Checkpoint implements AutoCloseable {
             ensureOpen();
             f = opened.get(i);
             if (f == null) {
-                RandomAccessSource source = Sources.open(files.shards().get(i));
-                f = SafetensorsFile.open(source, limits);
-                if (!sameHeader(f.header(), headers.get(i))) {
-                    f.close();
-                    throw new SourceChangedException(files.shards().get(i), "the shard's header changed since the"
-                            + " checkpoint was opened");
+                RandomAccessSource kept = sources.get(i);
+                if (kept != null) {
+                    // the source the header was read from, pinned to that version: no second header request
+                    f = SafetensorsFile.ofRead(kept, headers.get(i), options.limits(), options.readOptions());
+                } else {
+                    RandomAccessSource source = options.registry().open(files.shards().get(i));
+                    f = SafetensorsFile.open(source, options.limits(), true, options.readOptions());
+                    if (!sameHeader(f.header(), headers.get(i))) {
+                        f.close();
+                        throw new SourceChangedException(files.shards().get(i).display(), "the shard's header"
+                                + " changed since the checkpoint was opened");
+                    }
+                    sources.set(i, source);
                 }
-                sources.set(i, source);
                 opened.set(i, f);
             }
             return f;
@@ -209,6 +324,45 @@ public final class Checkpoint implements AutoCloseable {
      */
     public ByteBuffer readBytes(String name) throws IOException {
         return file(name).readBytes(name);
+    }
+
+    /**
+     * @param name a tensor name
+     * @param dst  where to copy its bytes, as {@link SafetensorsFile#readBytes(String, ByteBuffer)}
+     * @return the number of bytes copied
+     * @throws IOException as {@link #file(String)} and {@link SafetensorsFile#readBytes(String, ByteBuffer)}
+     */
+    public long readBytes(String name, ByteBuffer dst) throws IOException {
+        return file(name).readBytes(name, dst);
+    }
+
+    /**
+     * @param name   a tensor name
+     * @param slices one per leading dimension, as {@link SafetensorsFile#slice}
+     * @return the planned slice
+     * @throws IOException as {@link #file(String)} and {@link SafetensorsFile#slice}
+     */
+    public TensorSlice slice(String name, Slice... slices) throws IOException {
+        return file(name).slice(name, slices);
+    }
+
+    /**
+     * @param name a tensor name
+     * @return its bytes mapped from a local shard, as {@link SafetensorsFile#map}
+     * @throws IOException as {@link #file(String)} and {@link SafetensorsFile#map}
+     */
+    public ByteBuffer map(String name) throws IOException {
+        return file(name).map(name);
+    }
+
+    /** @return the totals over every shard: sizes, tensors and elements, and the same per dtype */
+    public TensorTotals totals() {
+        return TensorTotals.of(headers);
+    }
+
+    /** @return the options the checkpoint was opened with */
+    public CheckpointOptions options() {
+        return options;
     }
 
     /**
@@ -264,7 +418,7 @@ public final class Checkpoint implements AutoCloseable {
         return total;
     }
 
-    /** Closes every shard opened. */
+    /** Closes every shard. */
     @Override
     public void close() throws IOException {
         IOException first = null;
@@ -272,9 +426,14 @@ public final class Checkpoint implements AutoCloseable {
             closed = true;
             for (int i = 0; i < opened.length(); i++) {
                 SafetensorsFile f = opened.get(i);
-                if (f != null) {
+                RandomAccessSource s = sources.get(i);
+                if (f != null || s != null) {
                     try {
-                        f.close();
+                        if (f != null) {
+                            f.close();
+                        } else {
+                            s.close();
+                        }
                     } catch (IOException e) {
                         if (first == null) {
                             first = e;

@@ -2,7 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.DType;
 import dev.safetensors.InvalidHeaderException;
-import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceStatistics;
@@ -74,9 +74,22 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
      * @throws IOException if nothing is found, a header, index or the pair of them is invalid, or a request fails
      */
     public static List<CheckpointMetadata> readAll(String location) throws IOException {
+        return readAll(location, CheckpointOptions.defaults());
+    }
+
+    /**
+     * Reads every checkpoint at a location, every index, header, listing and {@code config.json} through the
+     * options' registry and under its limits.
+     *
+     * @param location a file, an index or a repository, as a path or a URI
+     * @param options  the registry, limits and read options
+     * @return one entry per checkpoint; the repository listing's request is counted in the first
+     * @throws IOException if nothing is found, a header, index or the pair of them is invalid, or a request fails
+     */
+    public static List<CheckpointMetadata> readAll(String location, CheckpointOptions options) throws IOException {
         List<CheckpointMetadata> all = new ArrayList<>();
-        for (CheckpointFiles files : CheckpointFiles.locateAll(location)) {
-            all.add(read(files));
+        for (CheckpointFiles files : CheckpointFiles.locateAll(location, options)) {
+            all.add(read(files, options));
         }
         return List.copyOf(all);
     }
@@ -84,33 +97,56 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
     /**
      * @param location a file, an index or a repository
      * @param folder   for a repository, the folder of the checkpoint ({@code ""} for the root), or {@code null} for
-     *                 the default ({@link CheckpointFiles#locate(String, String)})
-     * @return that checkpoint's metadata
+     *                 the default ({@link CheckpointFiles#locate(String, String, CheckpointOptions)})
+     * @return that checkpoint's metadata, read with the default options
      * @throws IOException as {@link #readAll}
      */
     public static CheckpointMetadata read(String location, String folder) throws IOException {
-        return read(CheckpointFiles.locate(location, folder));
+        return read(location, folder, CheckpointOptions.defaults());
+    }
+
+    /**
+     * @param location a file, an index or a repository
+     * @param folder   for a repository, the folder of the checkpoint, or {@code null} for the default
+     * @param options  the registry, limits and read options
+     * @return that checkpoint's metadata
+     * @throws IOException as {@link #readAll}
+     */
+    public static CheckpointMetadata read(String location, String folder, CheckpointOptions options)
+            throws IOException {
+        return read(CheckpointFiles.locate(location, folder, options), options);
     }
 
     /**
      * @param files a located checkpoint
-     * @return its metadata
+     * @return its metadata, read with the default options
      * @throws IOException as {@link #readAll}
      */
     public static CheckpointMetadata read(CheckpointFiles files) throws IOException {
+        return read(files, CheckpointOptions.defaults());
+    }
+
+    /**
+     * @param files   a located checkpoint
+     * @param options the registry, limits and read options
+     * @return its metadata
+     * @throws IOException as {@link #readAll}
+     */
+    public static CheckpointMetadata read(CheckpointFiles files, CheckpointOptions options) throws IOException {
         SourceStatistics cost;
         List<SafetensorsHeader> headers;
-        try (Checkpoint c = Checkpoint.open(files, Limits.DEFAULT)) {
+        try (Checkpoint c = Checkpoint.open(files, options)) {
             headers = c.headers();
             cost = c.statistics();
         }
         Optional<QuantizationConfig> quantization = Optional.empty();
         String counting = "stored elements: no config.json was found beside the checkpoint";
         if (files.config().isPresent()) {
-            String config = files.config().get();
-            try (RandomAccessSource source = Sources.open(config)) {
+            Location config = files.config().get();
+            int max = options.limits().maxConfigBytes();
+            try (RandomAccessSource source = options.registry().open(config)) {
                 try {
-                    quantization = QuantizationConfig.parse(config, readSmall(source));
+                    quantization = QuantizationConfig.parse(config.display(), readSmall(source, max), max);
                     counting = "stored elements: config.json declares no quantization_config";
                 } catch (InvalidHeaderException e) {
                     counting = "stored elements: config.json could not be used (" + e.detail() + ")";
@@ -150,12 +186,12 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
 
     /** @return the commit a repository's revision resolved to, when the checkpoint came from one */
     public Optional<String> commit() {
-        return Optional.ofNullable(files.attributes().get("revision"));
+        return Optional.ofNullable(files.identity().revision());
     }
 
     /** Reads a whole small file: one read of up to the limit, which also tells the size. */
-    private static byte[] readSmall(RandomAccessSource source) throws IOException {
-        ByteBuffer buffer = ByteBuffer.allocate(QuantizationConfig.MAX_CONFIG_BYTES + 1);
+    private static byte[] readSmall(RandomAccessSource source, int max) throws IOException {
+        ByteBuffer buffer = ByteBuffer.allocate(max + 1);
         while (buffer.hasRemaining()) {
             int n = source.read(buffer.position(), buffer);
             if (n < 0) {

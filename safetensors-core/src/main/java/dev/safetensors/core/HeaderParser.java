@@ -34,8 +34,8 @@ final class HeaderParser {
     private static final byte[] DTYPE = ascii("dtype");
     private static final byte[] SHAPE = ascii("shape");
     private static final byte[] DATA_OFFSETS = ascii("data_offsets");
-    private static final DType[] DTYPES = DType.values();
-    private static final byte[][] DTYPE_NAMES = Arrays.stream(DTYPES).map(t -> ascii(t.name())).toArray(byte[][]::new);
+    private static final DType[] DTYPES = DtypeNames.DTYPES;
+    private static final byte[][] DTYPE_NAMES = DtypeNames.ASCII;
 
     private final String source;
     private final Limits limits;

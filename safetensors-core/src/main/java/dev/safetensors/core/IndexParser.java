@@ -1,6 +1,7 @@
 package dev.safetensors.core;
 
 import dev.safetensors.InvalidHeaderException;
+import dev.safetensors.Limits;
 import dev.safetensors.spi.SourceNames;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -15,6 +16,7 @@ import tools.jackson.core.json.JsonFactory;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.charset.CharacterCodingException;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -25,8 +27,8 @@ import java.util.Set;
 
 /**
  * The one reader of {@code *.safetensors.index.json}, for local files, URLs and Hub repositories alike: a streaming
- * pass over the bytes ({@link IndexInput} bounds them and checks strict UTF-8 as they arrive), so a 64 MiB index is
- * never held whole. Each distinct shard name is kept once (a checkpoint of 200,000 tensors in 100 shards holds 100
+ * pass over the bytes ({@link IndexInput} bounds them and checks strict UTF-8 as they arrive), so an index as large as
+ * {@link Limits#maxIndexBytes()} is never held whole. Each distinct shard name is kept once (a checkpoint of 200,000 tensors in 100 shards holds 100
  * shard strings, not 200,000); tensor names are kept, because they are what the index maps.
  *
  * <p>Why Jackson's streaming parser rather than the header's tokenizer: the header tokenizer works on a byte array
@@ -45,36 +47,45 @@ final class IndexParser {
             // 200,000 distinct tensor names would fill the name table for nothing
             .disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES)
             .disable(TokenStreamFactory.Feature.INTERN_PROPERTY_NAMES)
+            // the document length is bounded by IndexInput under the caller's Limits; strings cannot be longer
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH)
-                    .maxDocumentLength(ShardIndex.MAX_INDEX_BYTES).maxStringLength(ShardIndex.MAX_INDEX_BYTES)
-                    .maxNameLength(ShardIndex.MAX_INDEX_BYTES).build())
+                    .maxDocumentLength(Integer.MAX_VALUE).maxStringLength(Integer.MAX_VALUE)
+                    .maxNameLength(Integer.MAX_VALUE).build())
             .build();
 
     private final String source;
     private final JsonParser json;
+    private final int maxShards;
 
-    private IndexParser(String source, JsonParser json) {
+    private IndexParser(String source, JsonParser json, int maxShards) {
         this.source = source;
         this.json = json;
+        this.maxShards = maxShards;
     }
 
     /**
      * @param source a name for messages
      * @param in     the index bytes; not closed here
+     * @param limits the bounds on the index's size and shard count
      * @return the parsed index
      * @throws InvalidHeaderException with {@code INVALID_INDEX} if the bytes are not a valid index
      * @throws IOException            if reading {@code in} fails
      */
-    static ShardIndex parse(String source, InputStream in) throws IOException {
-        IndexInput checked = new IndexInput(source, in, ShardIndex.MAX_INDEX_BYTES);
-        try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), checked)) {
-            return new IndexParser(source, p).read();
+    static ShardIndex parse(String source, InputStream in, Limits limits) throws IOException {
+        IndexInput checked = new IndexInput(source, in, limits.maxIndexBytes());
+        // JSON is UTF-8 (RFC 8259): the parser is given characters, never bytes, so its encoding detection cannot
+        // take an index starting "{\0\0\0" for UTF-32; IndexInput has already refused anything but strict UTF-8
+        try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), StrictUtf8.reader(checked))) {
+            return new IndexParser(source, p, limits.maxShardsPerIndex()).read();
         } catch (JacksonIOException e) {
+            if (e.getCause() instanceof CharacterCodingException) {
+                throw ShardIndex.invalid(source, "the index is not valid UTF-8", -1);
+            }
             throw e.getCause();
         } catch (JacksonException e) {
             TokenStreamLocation at = e.getLocation();
             throw ShardIndex.invalid(source, "not a valid index: " + SourceNames.clip(e.getOriginalMessage()),
-                    at == null ? -1 : at.getByteOffset());
+                    at == null ? -1 : at.getCharOffset());
         }
     }
 
@@ -127,6 +138,9 @@ final class IndexParser {
             if (shard == null) {
                 shard = checked(json.getString());
                 checkShardName(shard);
+                if (shards.size() == maxShards) {
+                    throw invalid("the index names more than " + maxShards + " shards, the limit");
+                }
                 distinct.put(shard, shard);
                 shards.add(shard);
             }
@@ -201,6 +215,6 @@ final class IndexParser {
     }
 
     private InvalidHeaderException invalid(String detail) {
-        return ShardIndex.invalid(source, detail, json.currentTokenLocation().getByteOffset());
+        return ShardIndex.invalid(source, detail, json.currentTokenLocation().getCharOffset());
     }
 }

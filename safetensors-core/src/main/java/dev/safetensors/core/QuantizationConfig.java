@@ -37,8 +37,6 @@ import java.util.Optional;
  */
 record QuantizationConfig(String method, int bits, boolean loadIn4bit, List<String> modulesToNotConvert,
                           List<String> ignore, String format, List<Group> groups) {
-    /** The largest {@code config.json} read. */
-    static final int MAX_CONFIG_BYTES = 4 * 1024 * 1024;
     private static final JsonFactory JSON = JsonFactory.builder()
             .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(64).build())
@@ -58,15 +56,19 @@ record QuantizationConfig(String method, int bits, boolean loadIn4bit, List<Stri
      * @param source the config's name, for messages
      * @param json   the bytes of {@code config.json}
      * @return its quantization config, if it declares one
-     * @throws InvalidHeaderException with {@link ErrorCode#INVALID_JSON} if it is not a JSON object or too large
+     * @param maxBytes the largest config accepted ({@link dev.safetensors.Limits#maxConfigBytes()})
+     * @throws InvalidHeaderException with {@link ErrorCode#INVALID_JSON} if it is not a UTF-8 JSON object or too
+     *                                large
      */
-    static Optional<QuantizationConfig> parse(String source, byte[] json) throws InvalidHeaderException {
-        if (json.length > MAX_CONFIG_BYTES) {
+    static Optional<QuantizationConfig> parse(String source, byte[] json, int maxBytes)
+            throws InvalidHeaderException {
+        if (json.length > maxBytes) {
             throw new InvalidHeaderException(ErrorCode.INVALID_JSON, source, "config.json has more than "
-                    + MAX_CONFIG_BYTES + " bytes");
+                    + maxBytes + " bytes");
         }
         Object root;
-        try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), new ByteArrayInputStream(json))) {
+        try (JsonParser p = JSON.createParser(ObjectReadContext.empty(),
+                StrictUtf8.reader(new ByteArrayInputStream(json)))) {
             JsonToken first = p.nextToken();
             if (first == null) {
                 throw new InvalidHeaderException(ErrorCode.INVALID_JSON, source, "config.json is empty");
@@ -76,7 +78,8 @@ record QuantizationConfig(String method, int bits, boolean loadIn4bit, List<Stri
                 throw new InvalidHeaderException(ErrorCode.INVALID_JSON, source, "data after the config object");
             }
         } catch (JacksonIOException e) {
-            throw new AssertionError("a byte array cannot fail to read", e);
+            // reading an array fails only on a malformed sequence: the config is not UTF-8
+            throw new InvalidHeaderException(ErrorCode.INVALID_JSON, source, "config.json is not valid UTF-8");
         } catch (JacksonException e) {
             throw new InvalidHeaderException(ErrorCode.INVALID_JSON, source, "config.json is not valid JSON: "
                     + SourceNames.clip(e.getOriginalMessage()));

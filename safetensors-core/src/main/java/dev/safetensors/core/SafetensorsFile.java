@@ -17,6 +17,7 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.ReadOnlyBufferException;
+import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.util.Objects;
@@ -170,6 +171,25 @@ public final class SafetensorsFile implements Closeable {
             }
             throw e;
         }
+    }
+
+    /**
+     * A file over a source whose header was already read and validated through that same source (a checkpoint's
+     * shard): no request is made here. Takes ownership of the source.
+     *
+     * @param source  the source the header came from
+     * @param header  its validated header
+     * @param limits  the policy the header passed, for {@link #readFloat32}
+     * @param options how tensor bytes are fetched
+     * @return the open file
+     * @throws IOException if a local file's mapping cannot be prepared
+     */
+    static SafetensorsFile ofRead(RandomAccessSource source, SafetensorsHeader header, Limits limits,
+                                  ReadOptions options) throws IOException {
+        MappedWindows mapping = source instanceof FileSource f ? new MappedWindows(f) : null;
+        TensorReader reader = new TensorReader(source, header.payloadOffset(), ByteBuffer.allocate(0), mapping,
+                options);
+        return new SafetensorsFile(source, header, limits, true, reader);
     }
 
     /** @return the validated header; available after {@link #close()} too */
@@ -449,6 +469,20 @@ public final class SafetensorsFile implements Closeable {
             throw new TensorAccessException(ErrorCode.TOO_MANY_ELEMENTS, source.name(), t.name(), "has " + elements
                     + " elements, more than the limit of " + limits.maxFloat32Elements() + " for readFloat32");
         }
+    }
+
+    /**
+     * A tensor's bytes as one streamed ranged read of the source (one request for a remote source; the read options'
+     * parallel parts do not apply), for callers that pull bytes rather than have them pushed.
+     *
+     * @param name the tensor
+     * @return a channel over exactly the tensor's bytes; the caller closes it
+     * @throws TensorAccessException {@link ErrorCode#TENSOR_NOT_FOUND} for an unknown name
+     * @throws IOException           if the range cannot be opened, or this file is closed
+     */
+    public ReadableByteChannel openTensor(String name) throws IOException {
+        TensorInfo t = tensor(name);
+        return source.openRange(header.payloadOffset() + t.begin(), t.byteLength());
     }
 
     private TensorInfo tensor(String name) throws IOException {

@@ -2,6 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
+import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
@@ -26,7 +27,8 @@ import java.util.Set;
  * declared {@code metadata.total_size}.
  *
  * <p>Parsing streams (the index is never held whole; see {@link #read}) and is strict and bounded: at most
- * {@link #MAX_INDEX_BYTES} bytes, the one limit for every index wherever it is read from, strict UTF-8 and JSON, no duplicate
+ * {@link Limits#maxIndexBytes()} bytes and {@link Limits#maxShardsPerIndex()} distinct shards, the limits for every
+ * index wherever it is read from, strict UTF-8 (RFC 8259: no other encoding is detected) and JSON, no duplicate
  * names in the root, {@code metadata} or {@code weight_map} objects, {@code total_size} a plain non-negative integer,
  * every shard a string. Shard names must be plain file names that live beside the index: no {@code /} or {@code \},
  * no {@code .} or {@code ..}, no {@code :} (URLs, drive letters), no control characters; so a hostile index cannot
@@ -36,8 +38,6 @@ import java.util.Set;
  * <p>Immutable and thread-safe.
  */
 public final class ShardIndex {
-    /** The largest index accepted: 64 MiB, some hundred times the index of a 50,000-tensor checkpoint. */
-    public static final int MAX_INDEX_BYTES = 64 * 1024 * 1024;
     /** Bytes asked by the first read of an index: most indexes fit, and the answer tells the size of the rest. */
     static final int FIRST_READ = 256 * 1024;
 
@@ -54,10 +54,7 @@ public final class ShardIndex {
     }
 
     /**
-     * Reads an index from a source as a stream, refusing one larger than {@link #MAX_INDEX_BYTES} before reading past
-     * its first {@value #FIRST_READ} bytes. Most indexes fit that first read, so a remote index costs one request (the
-     * size comes with the answer); a larger one costs exactly one more, a ranged stream of the rest, which is parsed
-     * as it arrives and never held whole.
+     * Reads an index under {@link Limits#DEFAULT}, as {@link #read(RandomAccessSource, Limits)}.
      *
      * @param source the index file
      * @return the parsed index
@@ -65,24 +62,42 @@ public final class ShardIndex {
      * @throws IOException            if it cannot be read
      */
     public static ShardIndex read(RandomAccessSource source) throws IOException {
+        return read(source, Limits.DEFAULT);
+    }
+
+    /**
+     * Reads an index from a source as a stream, refusing one larger than {@link Limits#maxIndexBytes()} before
+     * reading past its first {@value #FIRST_READ} bytes. Most indexes fit that first read, so a remote index costs
+     * one request (the size comes with the answer); a larger one costs exactly one more, a ranged stream of the rest,
+     * which is parsed as it arrives and never held whole.
+     *
+     * @param source the index file
+     * @param limits the bounds on its size and shard count
+     * @return the parsed index
+     * @throws InvalidHeaderException with {@code INVALID_INDEX} if it is too large, names too many shards, or is
+     *                                malformed
+     * @throws IOException            if it cannot be read
+     */
+    public static ShardIndex read(RandomAccessSource source, Limits limits) throws IOException {
         ByteBuffer first = ByteBuffer.allocate(FIRST_READ);
         int n = Math.max(0, source.read(0, first));
         InputStream head = new ByteArrayInputStream(first.array(), 0, n);
         if (n < FIRST_READ) {
-            return IndexParser.parse(source.name(), head);
+            return IndexParser.parse(source.name(), head, limits);
         }
         long size = source.size();
-        if (size > MAX_INDEX_BYTES) {
+        if (size > limits.maxIndexBytes()) {
             throw new InvalidHeaderException(ErrorCode.INVALID_INDEX, source.name(), "the index has " + size
-                    + " bytes, more than the limit of " + MAX_INDEX_BYTES);
+                    + " bytes, more than the limit of " + limits.maxIndexBytes());
         }
         try (ReadableByteChannel rest = source.openRange(n, size - n)) {
-            return IndexParser.parse(source.name(), new SequenceInputStream(head, Channels.newInputStream(rest)));
+            return IndexParser.parse(source.name(), new SequenceInputStream(head, Channels.newInputStream(rest)),
+                    limits);
         }
     }
 
     /**
-     * Parses index bytes.
+     * Parses index bytes under {@link Limits#DEFAULT}.
      *
      * @param source a name for messages
      * @param json   the index file's bytes
@@ -90,16 +105,31 @@ public final class ShardIndex {
      * @throws InvalidHeaderException with {@code INVALID_INDEX} if it is too large or malformed
      */
     public static ShardIndex parse(String source, byte[] json) throws InvalidHeaderException {
-        if (json.length > MAX_INDEX_BYTES) {
+        return parse(source, json, Limits.DEFAULT);
+    }
+
+    /**
+     * Parses index bytes.
+     *
+     * @param source a name for messages
+     * @param json   the index file's bytes
+     * @param limits the bounds on its size and shard count
+     * @return the parsed index
+     * @throws InvalidHeaderException with {@code INVALID_INDEX} if it is too large, names too many shards, or is
+     *                                malformed
+     */
+    public static ShardIndex parse(String source, byte[] json, Limits limits) throws InvalidHeaderException {
+        if (json.length > limits.maxIndexBytes()) {
             throw invalid(source, "the index has " + json.length + " bytes, more than the limit of "
-                    + MAX_INDEX_BYTES, -1);
+                    + limits.maxIndexBytes(), -1);
         }
         try {
-            return IndexParser.parse(source, new ByteArrayInputStream(json));
+            return IndexParser.parse(source, new ByteArrayInputStream(json), limits);
         } catch (InvalidHeaderException e) {
             throw e;
         } catch (IOException e) {
-            throw new AssertionError("a byte array cannot fail to read", e);
+            // a byte array does not fail to read; whatever else reached here is a malformed index
+            throw invalid(source, "not a valid index: " + e, -1);
         }
     }
 

@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Location;
 import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;
@@ -58,7 +59,7 @@ public final class ShardedWriter {
     /** The file name suffix of every shard and of the single file. */
     static final String SUFFIX = ".safetensors";
     /** The file name suffix of the index. */
-    static final String INDEX_SUFFIX = ".safetensors.index.json";
+    static final String INDEX_SUFFIX = Location.INDEX_SUFFIX;
     private static final JsonFactory JSON = JsonFactory.builder()
             .disable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
             .disable(JsonWriteFeature.ESCAPE_NON_ASCII)

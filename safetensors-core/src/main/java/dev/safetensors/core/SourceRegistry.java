@@ -2,8 +2,11 @@ package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.RepositoryListing;
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.StorageException;
 
 import java.io.IOException;
@@ -11,6 +14,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.stream.Collectors;
@@ -86,7 +90,7 @@ public final class SourceRegistry implements AutoCloseable {
     }
 
     /**
-     * Opens what a user typed, by the rule of {@link Sources#asUri(String)}: a URI with a scheme of two or more
+     * Opens what a user typed, by the rule of {@link Location#parse(String)}: a URI with a scheme of two or more
      * letters, or else a local path.
      *
      * @param location a URI or a path
@@ -94,8 +98,72 @@ public final class SourceRegistry implements AutoCloseable {
      * @throws IOException if it cannot be opened
      */
     public RandomAccessSource open(String location) throws IOException {
-        URI uri = Sources.asUri(location);
-        return uri == null ? open(Path.of(location)) : open(uri);
+        return open(Location.parse(location));
+    }
+
+    /**
+     * @param location a location
+     * @return an open source, a local path opened as a local file
+     * @throws IOException if it cannot be opened; an {@link InvalidLocationException} with
+     *                     {@link ErrorCode#INVALID_SOURCE} for a local path the file system cannot name
+     */
+    public RandomAccessSource open(Location location) throws IOException {
+        if (location.uri().isPresent() && !location.isLocal()) {
+            return open(location.uri().get());
+        }
+        Path path;
+        try {
+            path = location.path();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location.display()
+                    + ": not a usable local path (" + e.getMessage() + ")");
+        }
+        return open(path);
+    }
+
+    /**
+     * Lists the checkpoints a repository location holds, through the first provider that supports it
+     * ({@link RandomAccessSourceProvider#listCheckpoints}).
+     *
+     * @param location a location
+     * @return the listing; empty for a local path, or when the location is not a repository for its provider
+     * @throws IOException if the registry is closed or the listing fails
+     */
+    public Optional<RepositoryListing> listCheckpoints(Location location) throws IOException {
+        if (location.isLocal()) {
+            return Optional.empty();
+        }
+        URI uri = location.uri().orElseThrow();
+        ensureOpen(location.display());
+        for (RandomAccessSourceProvider p : providers) {
+            if (p.supports(uri)) {
+                return p.listCheckpoints(uri);
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The location of a file named by another, such as a shard named by an index, as the provider of
+     * {@code file} places it ({@link RandomAccessSourceProvider#sibling}): beside it, and for storage with moving
+     * revisions, pinned to the revision {@code file} was read at.
+     *
+     * @param file     a location read with identity {@code identity}
+     * @param name     a plain file name
+     * @param identity what the source of {@code file} reported
+     * @return the sibling's location
+     * @throws IllegalArgumentException if the name is not a plain file name
+     */
+    public Location sibling(Location file, String name, SourceIdentity identity) {
+        if (!file.isLocal()) {
+            URI uri = file.uri().orElseThrow();
+            for (RandomAccessSourceProvider p : providers) {
+                if (p.supports(uri)) {
+                    return p.sibling(file, name, identity);
+                }
+            }
+        }
+        return file.sibling(name);
     }
 
     /** @return the providers in the order they are asked, the application's first */

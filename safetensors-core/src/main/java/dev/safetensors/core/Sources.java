@@ -1,11 +1,11 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 
 import java.io.IOException;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.ServiceLoader;
@@ -56,45 +56,24 @@ public final class Sources {
      * @throws IOException if it cannot be opened
      */
     public static RandomAccessSource open(String location) throws IOException {
-        URI uri = asUri(location);
-        return uri == null ? FileSource.open(Path.of(location)) : open(uri);
+        return defaultRegistry().open(Location.parse(location));
     }
 
     /**
-     * The rule {@link #open(String)} follows: a location is a URI when it starts with a scheme of two or more ASCII
-     * letters (then letters, digits, {@code +}, {@code -} or {@code .}) and parses as a URI; anything else is a
-     * local path.
+     * The rule {@link #open(String)} follows, {@link Location#parse}'s: a location is a URI when it starts with a
+     * scheme of two or more ASCII letters (then letters, digits, {@code +}, {@code -} or {@code .}) and parses as a
+     * URI; anything else is a local path.
      *
      * @param location what a user typed
      * @return the URI it names, or {@code null} when it is a plain local path
      */
     public static URI asUri(String location) {
-        int colon = location.indexOf(':');
-        if (colon < 2) {
-            return null;
-        }
-        for (int i = 0; i < colon; i++) {
-            char c = location.charAt(i);
-            boolean ok = Character.isLetter(c) || (i > 0 && (Character.isDigit(c) || c == '+' || c == '-' || c == '.'));
-            if (!ok || c > 0x7f) {
-                return null;
-            }
-        }
-        try {
-            return new URI(location);
-        } catch (URISyntaxException e) {
-            return null;
-        }
+        return Location.parse(location).uri().orElse(null);
     }
 
     /** @return the registry {@code open} uses: every installed provider, created once and never closed */
     static SourceRegistry defaultRegistry() {
         return Installed.REGISTRY;
-    }
-
-    /** @return the installed providers, the same instances on every call */
-    static List<RandomAccessSourceProvider> providers() {
-        return defaultRegistry().providers();
     }
 
     /** Built on first use: a provider per backend for the life of the class, so that each client is built once. */

@@ -50,8 +50,8 @@ class SourcesTest {
 
     @Test
     void providersAreLoadedOnceSoTheirClientsAreShared() {
-        List<RandomAccessSourceProvider> first = Sources.providers();
-        List<RandomAccessSourceProvider> second = Sources.providers();
+        List<RandomAccessSourceProvider> first = Sources.defaultRegistry().providers();
+        List<RandomAccessSourceProvider> second = Sources.defaultRegistry().providers();
         assertFalse(first.isEmpty());
         assertTrue(first.stream().anyMatch(p -> p instanceof FileSourceProvider), first.toString());
         for (int i = 0; i < first.size(); i++) {

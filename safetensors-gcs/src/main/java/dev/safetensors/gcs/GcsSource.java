@@ -1,5 +1,6 @@
 package dev.safetensors.gcs;
 
+import dev.safetensors.SourceIdentity;
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
 import dev.safetensors.ErrorCode;
@@ -93,9 +94,9 @@ public final class GcsSource extends AbstractRangedSource<GcsVersion> {
         GcsVersion known = version();
         Map<String, String> m = new LinkedHashMap<>();
         if (known != null) {
-            m.put("version", Long.toString(known.generation()));
+            m.put(SourceIdentity.VERSION, Long.toString(known.generation()));
             if (known.etag() != null) {
-                m.put("etag", known.etag());
+                m.put(SourceIdentity.ETAG, known.etag());
             }
         }
         return Map.copyOf(m);

@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RangeNotHonouredException;
@@ -96,16 +97,16 @@ public final class HttpSource extends AbstractRangedSource<HttpVersion> {
         HttpVersion id = current();
         Map<String, String> m = new LinkedHashMap<>();
         if (id.etag() != null) {
-            m.put("etag", SourceNames.clip(id.etag().etag()));
+            m.put(SourceIdentity.ETAG, SourceNames.clip(id.etag().etag()));
         }
         if (hub != null) {
-            m.put("repository", hub.repository());
+            m.put(SourceIdentity.REPOSITORY, hub.repository());
         }
         if (id.commit() != null) {
-            m.put("revision", SourceNames.clip(id.commit()));
+            m.put(SourceIdentity.REVISION, SourceNames.clip(id.commit()));
         }
         if (id.linkedEtag() != null) {
-            m.put("linked_etag", SourceNames.clip(id.linkedEtag()));
+            m.put(SourceIdentity.LINKED_SHA256, SourceNames.clip(id.linkedEtag()));
         }
         return Map.copyOf(m);
     }

@@ -2,10 +2,12 @@ package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.SourceIdentity;
 
 import java.io.IOException;
 import java.net.URI;
@@ -96,6 +98,23 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
             return Optional.empty();
         }
         return Optional.of(new HubRepository(transport()).list(location));
+    }
+
+    /**
+     * Beside {@code file}, and for an {@code hf://} file read without a revision in its location, pinned to the
+     * commit it was read at ({@code hf://NS/REPO@COMMIT/...}), so a branch that moves cannot mix two commits.
+     */
+    @Override
+    public Location sibling(Location file, String name, SourceIdentity identity) {
+        Location beside = file.sibling(name);
+        if (identity.revision() == null || !beside.scheme().equals("hf") || beside.text().contains("@")) {
+            return beside;
+        }
+        try {
+            return Location.of(HubPath.parse(beside.uri().orElseThrow()).at(identity.revision()).toUri());
+        } catch (IOException e) {
+            return beside; // opening it reports what is malformed
+        }
     }
 
     /** Closes the client this provider created, if any; a client passed in stays open. Idempotent. */

@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.Limits;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
@@ -45,7 +46,7 @@ import java.util.TreeSet;
  */
 public final class HubRepository {
     /** The largest listing answer read: some 200,000 file names. */
-    public static final int MAX_LISTING_BYTES = 32 * 1024 * 1024;
+    public static final int MAX_LISTING_BYTES = Limits.DEFAULT_MAX_LISTING_BYTES;
     private static final List<String> SINGLE_NAMES = List.of("model.safetensors", "diffusion_pytorch_model.safetensors");
     private static final List<String> INDEX_NAMES = List.of("model.safetensors.index.json",
             "diffusion_pytorch_model.safetensors.index.json");

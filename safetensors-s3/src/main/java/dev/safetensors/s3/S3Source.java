@@ -1,5 +1,6 @@
 package dev.safetensors.s3;
 
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceNotFoundException;
@@ -97,7 +98,7 @@ public final class S3Source extends AbstractRangedSource<S3Version> {
         S3Version known = version();
         Map<String, String> attributes = new HashMap<>(known == null ? Map.of() : known.attributes());
         if (location.versionId() != null) {
-            attributes.putIfAbsent("version", location.versionId());
+            attributes.putIfAbsent(SourceIdentity.VERSION, location.versionId());
         }
         return Map.copyOf(attributes);
     }

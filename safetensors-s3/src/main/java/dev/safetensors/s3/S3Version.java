@@ -1,5 +1,6 @@
 package dev.safetensors.s3;
 
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.spi.SourceNames;
 
@@ -39,10 +40,10 @@ record S3Version(String etag, String versionId) {
     Map<String, String> attributes() {
         Map<String, String> attributes = new HashMap<>();
         if (etag != null) {
-            attributes.put("etag", etag);
+            attributes.put(SourceIdentity.ETAG, etag);
         }
         if (versionId != null) {
-            attributes.put("version", versionId);
+            attributes.put(SourceIdentity.VERSION, versionId);
         }
         return Map.copyOf(attributes);
     }

@@ -1,7 +1,8 @@
 package dev.safetensors.spark;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
-import dev.safetensors.core.ShardIndex;
+import dev.safetensors.core.CheckpointFiles;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -36,7 +37,7 @@ import java.util.stream.Stream;
 final class FileListing {
     /** Listings done in this JVM: the tests check that a scan lists once, however often Spark plans it. */
     static final AtomicLong LISTINGS = new AtomicLong();
-    static final String INDEX_SUFFIX = ".safetensors.index.json";
+    static final String INDEX_SUFFIX = Location.INDEX_SUFFIX;
 
     private FileListing() {
     }
@@ -96,11 +97,11 @@ final class FileListing {
         for (String f : files) {
             if (f.endsWith(INDEX_SUFFIX) && !indexes.containsKey(f)) {
                 List<String> shards = new ArrayList<>();
-                try (RandomAccessSource source = Locations.open(f)) {
-                    for (String shard : ShardIndex.read(source).shards()) {
-                        shards.add(Locations.sibling(f, shard));
+                try {
+                    for (Location shard : CheckpointFiles.locate(f).shards()) {
+                        shards.add(shard.text());
                     }
-                } catch (IOException e) {
+                } catch (IOException | RuntimeException e) {
                     // the task reads the index again and reports this failure as the index's row
                     shards.clear();
                 }

@@ -8,7 +8,6 @@ import dev.safetensors.core.Safetensors;
 
 import java.io.Closeable;
 import java.io.IOException;
-import java.util.Map;
 
 /**
  * The outcome of reading one file's header: the validated header or the failure, what the storage said about the
@@ -48,17 +47,12 @@ final class HeaderRead implements Closeable {
         } catch (IOException e) {
             failure = e;
         }
-        String version = source == null ? null : version(source.attributes());
+        String version = source == null ? null : source.identity().versionOrEtag().orElse(null);
         HeaderRead read = new HeaderRead(location, header, failure, version, source, SourceStatistics.NONE);
         if (!keepOpen || failure != null) {
             read.close();
         }
         return read;
-    }
-
-    private static String version(Map<String, String> attributes) {
-        String v = attributes.get("version");
-        return v != null ? v : attributes.get("etag");
     }
 
     /** @return the open source, or {@code null} once closed or when opening failed */

@@ -1,13 +1,12 @@
 package dev.safetensors.spark;
 
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.Sources;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.URISyntaxException;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -31,12 +30,9 @@ final class Locations {
 
     /** @return the local file a location names, or {@code null} when it is remote */
     static Path localPath(String location) {
-        URI uri = Sources.asUri(location);
+        Location at = Location.parse(location);
         try {
-            if (uri == null) {
-                return Path.of(location);
-            }
-            return "file".equalsIgnoreCase(uri.getScheme()) ? Path.of(uri) : null;
+            return at.isLocal() ? at.path() : null;
         } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
             return null;
         }
@@ -48,20 +44,6 @@ final class Locations {
             return Sources.open(location);
         } catch (InvalidPathException e) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "not a valid path: " + e.getMessage());
-        }
-    }
-
-    /** The location of a file named {@code name} in the same folder as {@code location}. */
-    static String sibling(String location, String name) {
-        Path local = localPath(location);
-        if (local != null && Sources.asUri(location) == null) {
-            return local.resolveSibling(name).toString();
-        }
-        try {
-            return URI.create(location).resolve(new URI(null, null, name, null)).toString();
-        } catch (URISyntaxException | IllegalArgumentException e) {
-            int slash = location.lastIndexOf('/');
-            return location.substring(0, slash + 1) + name;
         }
     }
 }

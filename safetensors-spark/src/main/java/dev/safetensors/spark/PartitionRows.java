@@ -1,10 +1,13 @@
 package dev.safetensors.spark;
 
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
-import dev.safetensors.core.ShardIndex;
+import dev.safetensors.core.CheckpointFiles;
+import dev.safetensors.core.Float32Widening;
+import dev.safetensors.core.Sha256Channel;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.expressions.UnsafeArrayData;
 import org.apache.spark.sql.catalyst.util.ArrayBasedMapData;
@@ -185,7 +188,7 @@ final class PartitionRows implements PartitionReader<InternalRow> {
         if (!wantSha && !wantData) {
             return layout.row(v);
         }
-        boolean widenable = options.data() == ScanOptions.DataMode.BINARY || ChunkWidening.supports(t.dtype());
+        boolean widenable = options.data() == ScanOptions.DataMode.BINARY || Float32Widening.supports(t.dtype());
         RandomAccessSource source = file.source();
         long payload = file.header.payloadOffset();
         try {
@@ -198,10 +201,7 @@ final class PartitionRows implements PartitionReader<InternalRow> {
                 put(v, "chunk", 0);
             }
             if (wantSha) {
-                try (TensorBytes digestOnly = new TensorBytes(source, payload, t, 1, true)) {
-                    digestOnly.skipRest();
-                    put(v, "sha256", digestOnly.sha256Hex());
-                }
+                put(v, "sha256", Sha256Channel.sha256(source, payload + t.begin(), t.byteLength(), n -> { }));
             }
             return layout.row(v);
         } catch (IOException e) {
@@ -217,7 +217,7 @@ final class PartitionRows implements PartitionReader<InternalRow> {
             byte[] chunkData = bytes.nextChunk();
             put(v, "chunk", chunk++);
             v[layout.column("data")] = options.data() == ScanOptions.DataMode.BINARY ? chunkData
-                    : UnsafeArrayData.fromPrimitiveArray(ChunkWidening.widen(t.dtype(), chunkData));
+                    : UnsafeArrayData.fromPrimitiveArray(Float32Widening.widen(t.dtype(), chunkData));
             if (!bytes.hasMore()) {
                 if (wantSha) {
                     put(v, "sha256", bytes.sha256Hex());
@@ -318,30 +318,20 @@ final class PartitionRows implements PartitionReader<InternalRow> {
     }
 
     private InternalRow checkIndex(String index) throws IOException {
-        RandomAccessSource source = null;
         try {
-            source = Locations.open(index);
-            ShardIndex shards = ShardIndex.read(source);
-            Map<String, SafetensorsHeader> byShard = new HashMap<>();
-            for (String shard : shards.shards()) {
-                SafetensorsHeader h = groupHeaders.get(Locations.sibling(index, shard));
+            CheckpointFiles files = CheckpointFiles.locate(index);
+            metrics.add(files.cost());
+            Map<Location, SafetensorsHeader> byShard = new HashMap<>();
+            for (Location shard : files.shards()) {
+                SafetensorsHeader h = groupHeaders.get(shard.text());
                 if (h != null) {
                     byShard.put(shard, h);
                 }
             }
-            shards.verifyAgainst(byShard);
+            files.verifyAgainst(byShard);
             return null;
         } catch (IOException e) {
             return failed(index, e, null);
-        } finally {
-            if (source != null) {
-                metrics.add(source.statistics());
-                try {
-                    source.close();
-                } catch (IOException e) {
-                    // the index was read whole; closing a read-only source loses nothing
-                }
-            }
         }
     }
 

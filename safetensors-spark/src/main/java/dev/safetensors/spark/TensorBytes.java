@@ -1,5 +1,6 @@
 package dev.safetensors.spark;
 
+import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.TensorInfo;
 
@@ -9,18 +10,15 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 
 /**
  * One tensor's bytes, streamed in one ranged request and handed out in chunks of at most {@code chunkBytes}, with an
- * optional SHA-256 over all of them. Only one chunk is in memory at a time.
+ * optional SHA-256 over all of them (the library's {@link Sha256Channel}). Only one chunk is in memory at a time.
  */
 final class TensorBytes implements Closeable {
-    private static final int BLOCK = 64 * 1024;
     private final ReadableByteChannel channel;
-    private final MessageDigest digest;
+    private final Sha256Channel digest;
+    private String hex;
     private final int chunkBytes;
     private final String name;
     private long remaining;
@@ -28,10 +26,11 @@ final class TensorBytes implements Closeable {
     TensorBytes(RandomAccessSource source, long payloadOffset, TensorInfo tensor, int chunkBytes, boolean sha256)
             throws IOException {
         this.remaining = tensor.byteLength();
-        this.channel = source.openRange(payloadOffset + tensor.begin(), remaining);
+        ReadableByteChannel range = source.openRange(payloadOffset + tensor.begin(), remaining);
+        this.digest = sha256 ? Sha256Channel.reading(range, remaining, n -> { }, d -> hex = d) : null;
+        this.channel = sha256 ? digest : range;
         this.chunkBytes = chunkBytes;
         this.name = source.name() + ": tensor \"" + tensor.name() + "\"";
-        this.digest = sha256 ? sha256() : null;
     }
 
     boolean hasMore() {
@@ -45,18 +44,13 @@ final class TensorBytes implements Closeable {
         return chunk;
     }
 
-    /** Reads the rest through one reused block, for the digest alone. */
-    void skipRest() throws IOException {
-        ByteBuffer block = ByteBuffer.allocate((int) Math.min(BLOCK, Math.max(1, remaining)));
-        while (remaining > 0) {
-            block.clear().limit((int) Math.min(block.capacity(), remaining));
-            fill(block);
-        }
-    }
-
-    /** @return the lower-case hex SHA-256 of all the tensor's bytes; call once all were read */
-    String sha256Hex() {
-        return HexFormat.of().formatHex(digest.digest());
+    /**
+     * @return the lower-case hex SHA-256 of all the tensor's bytes; call once all were read
+     * @throws IOException if closing the range fails
+     */
+    String sha256Hex() throws IOException {
+        digest.close();
+        return hex;
     }
 
     private void fill(ByteBuffer dst) throws IOException {
@@ -70,17 +64,6 @@ final class TensorBytes implements Closeable {
             }
         }
         remaining -= dst.position() - start;
-        if (digest != null) {
-            digest.update(dst.array(), dst.arrayOffset() + start, dst.position() - start);
-        }
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime has SHA-256", e);
-        }
     }
 
     @Override
