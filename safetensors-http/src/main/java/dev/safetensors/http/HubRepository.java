@@ -1,6 +1,7 @@
 package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceAccessDeniedException;
@@ -12,10 +13,8 @@ import dev.safetensors.spi.SourceNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -39,13 +38,19 @@ import java.util.TreeSet;
  *
  * <p>Throws {@link java.nio.file.NoSuchFileException} when the repository or revision does not exist,
  * {@link java.nio.file.AccessDeniedException} when it is gated or private, an
- * {@link dev.safetensors.InvalidLocationException} for a malformed location, and a {@link StorageException}
+ * {@link dev.safetensors.InvalidLocationException} for a malformed location or a listing of more than
+ * {@value #MAX_LISTING_CHECKPOINTS} checkpoints ({@link ErrorCode#INVALID_SOURCE}), and a {@link StorageException}
  * ({@link ErrorCode#SERVER_ERROR}) for an answer that is not a listing or exceeds {@value #MAX_LISTING_BYTES} bytes.
  * Thread-safe; all listings share one {@link java.net.http.HttpClient}.
  */
 public final class HubRepository {
     /** The largest listing answer read: some 200,000 file names. */
     public static final int MAX_LISTING_BYTES = 32 * 1024 * 1024;
+    /**
+     * The most checkpoints one listing may name ({@value}): a diffusion pipeline has about ten folders, so a
+     * listing beyond this is refused with {@link ErrorCode#INVALID_SOURCE} before any shard is requested.
+     */
+    public static final int MAX_LISTING_CHECKPOINTS = 1000;
     private static final List<String> SINGLE_NAMES = List.of("model.safetensors", "diffusion_pytorch_model.safetensors");
     private static final List<String> INDEX_NAMES = List.of("model.safetensors.index.json",
             "diffusion_pytorch_model.safetensors.index.json");
@@ -86,7 +91,7 @@ public final class HubRepository {
         URI api = URI.create(transport.settings().hubEndpoint() + "/api/" + at.type().plural + "/" + at.namespace()
                 + "/" + at.name() + "/revision/" + HubPath.encode(at.revision(), false));
         FinalResponse answer = transport.get(name, api, null, null, counter);
-        Map<?, ?> info;
+        HubListingJson.Answer info;
         try (InputStream body = answer.body()) {
             if (answer.status() >= 400) {
                 throw listingFailure(name, at, answer.status());
@@ -101,22 +106,22 @@ public final class HubRepository {
                         + MAX_LISTING_BYTES + " bytes");
             }
             counter.bytes(bytes.length);
-            if (!(HubJson.parse(name, new String(bytes, StandardCharsets.UTF_8)) instanceof Map<?, ?> m)) {
-                throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing is not a JSON object");
-            }
-            info = m;
+            info = HubListingJson.parse(name, bytes);
         }
-        String commit = at.revision();
-        if (info.get("sha") instanceof String sha && !sha.isEmpty()) {
-            commit = sha;
-        }
-        Set<String> files = files(name, info);
+        String commit = info.sha() != null && !info.sha().isEmpty() ? info.sha() : at.revision();
+        Set<String> files = new TreeSet<>(info.files());
         HubPath pinned = at.at(commit);
         List<RepositoryCheckpoint> found = new ArrayList<>();
         for (String folder : folders(at.path(), files)) {
             String prefix = folder.isEmpty() ? "" : folder + "/";
             Optional<RepositoryCheckpoint> checkpoint = checkpointIn(pinned, folder, prefix, files);
-            checkpoint.ifPresent(found::add);
+            if (checkpoint.isPresent()) {
+                if (found.size() == MAX_LISTING_CHECKPOINTS) {
+                    throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": the repository holds more"
+                            + " than " + MAX_LISTING_CHECKPOINTS + " checkpoints; name one folder of it");
+                }
+                found.add(checkpoint.get());
+            }
         }
         String repository = at.type().urlPrefix + at.repository();
         return new RepositoryListing(repository, commit, found, counter.snapshot());
@@ -177,19 +182,5 @@ public final class HubRepository {
         }
         order.addAll(firstLevel);
         return order;
-    }
-
-    private static Set<String> files(String name, Map<?, ?> info) throws StorageException {
-        if (!(info.get("siblings") instanceof List<?> siblings)) {
-            throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing has no siblings array");
-        }
-        Set<String> files = new TreeSet<>();
-        for (Object s : siblings) {
-            if (!(s instanceof Map<?, ?> m) || !(m.get("rfilename") instanceof String file)) {
-                throw new StorageException(ErrorCode.SERVER_ERROR, name, "a sibling has no rfilename");
-            }
-            files.add(file);
-        }
-        return files;
     }
 }
