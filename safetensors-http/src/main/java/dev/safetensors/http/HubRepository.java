@@ -110,6 +110,37 @@ public final class HubRepository {
         }
         String commit = info.sha() != null && !info.sha().isEmpty() ? info.sha() : at.revision();
         Set<String> files = new TreeSet<>(info.files());
+        return listing(name, at, commit, files, counter);
+    }
+
+    /**
+     * Lists the checkpoints of a repository from a snapshot of the Hugging Face cache, without a request: the files
+     * of {@code snapshots/COMMIT} are taken as the repository's files at that commit.
+     *
+     * @param location the repository location, as for {@link #list}
+     * @param commit   the commit whose snapshot is read
+     * @param snapshot the snapshot folder
+     * @return the checkpoints found, pinned to the commit, at no request
+     * @throws IOException if the folder cannot be walked or holds more than {@value #MAX_LISTING_CHECKPOINTS}
+     *                     checkpoints
+     */
+    static RepositoryListing listSnapshot(URI location, String commit, java.nio.file.Path snapshot)
+            throws IOException {
+        HubPath at = HubPath.parse(location);
+        Set<String> files = new TreeSet<>();
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(snapshot, 3)) {
+            for (java.util.Iterator<java.nio.file.Path> it = walk.iterator(); it.hasNext(); ) {
+                java.nio.file.Path p = it.next();
+                if (java.nio.file.Files.isRegularFile(p)) {
+                    files.add(snapshot.relativize(p).toString().replace(java.io.File.separatorChar, '/'));
+                }
+            }
+        }
+        return listing(SourceNames.redact(location), at, commit, files, new RequestCounter());
+    }
+
+    private static RepositoryListing listing(String name, HubPath at, String commit, Set<String> files,
+                                             RequestCounter counter) throws IOException {
         HubPath pinned = at.at(commit);
         List<RepositoryCheckpoint> found = new ArrayList<>();
         for (String folder : folders(at.path(), files)) {
@@ -127,11 +158,56 @@ public final class HubRepository {
         return new RepositoryListing(repository, commit, found, counter.snapshot());
     }
 
+    /**
+     * One {@code HEAD} of a file's resolve URL: the commit its revision resolves to and the name of its blob in the
+     * Hugging Face cache, as {@code huggingface_hub} learns them before it downloads (or finds a file in its cache).
+     *
+     * @param file {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION]/PATH}
+     * @return what the Hub says about the file
+     * @throws IOException a {@link java.nio.file.NoSuchFileException} if the file is missing, an
+     *                     {@link java.nio.file.AccessDeniedException} if refused, a {@link StorageException} if the
+     *                     answer names no commit or ETag or the request fails
+     */
+    public HubFileMetadata metadata(URI file) throws IOException {
+        HubPath at = HubPath.parse(file);
+        String name = SourceNames.redact(file);
+        if (at.path().isEmpty()) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": names a repository, not a file");
+        }
+        RequestCounter counter = new RequestCounter();
+        FinalResponse answer = transport.head(name, at.resolveUrl(transport.settings().hubEndpoint()), counter);
+        int status = answer.status();
+        if (status >= 400) {
+            throw failure("HEAD of " + at.path() + " in ", name, at, status);
+        }
+        String etag = answer.linkedEtag() != null ? answer.linkedEtag() : answer.header("ETag");
+        if (answer.repoCommit() == null || etag == null) {
+            throw new StorageException(ErrorCode.SERVER_ERROR, name, "the Hub's answer names no "
+                    + (etag == null ? "ETag" : "commit") + " for the file (status " + status + ")");
+        }
+        String blob = HubCache.normalizeEtag(etag);
+        String sizeHeader = answer.header("X-Linked-Size") != null ? answer.header("X-Linked-Size")
+                : status >= 300 ? null : answer.header("Content-Length");
+        long size = -1;
+        try {
+            size = sizeHeader == null ? -1 : Long.parseLong(sizeHeader.trim());
+        } catch (NumberFormatException e) {
+            size = -1;
+        }
+        Optional<String> sha = answer.linkedEtag() != null && blob.matches("[0-9a-f]{64}") ? Optional.of(blob)
+                : Optional.empty();
+        return new HubFileMetadata(SourceNames.clip(answer.repoCommit()), blob, size, sha);
+    }
+
     private IOException listingFailure(String name, HubPath at, int status) {
-        String where = "the listing of " + at.type().urlPrefix + at.repository() + " at revision " + at.revision()
-                + " answered " + status;
+        return failure("the listing of ", name, at, status);
+    }
+
+    private IOException failure(String what, String name, HubPath at, int status) {
+        String where = what
+                + at.type().urlPrefix + at.repository() + " at revision " + at.revision() + " answered " + status;
         if (status == 404 || status == 410) {
-            return new SourceNotFoundException(name, where + ": no such repository or revision");
+            return new SourceNotFoundException(name, where + ": no such repository, revision or file");
         }
         if (status == 401 || status == 403) {
             return new SourceAccessDeniedException(name, where + ": access denied; " + (transport.settings().hasToken()
