@@ -33,7 +33,11 @@ final class RangedBytesSource extends AbstractRangedSource<String> {
     private volatile Script script = (p, l) -> new int[] {206, -1};
 
     RangedBytesSource(byte[] bytes, RemotePolicy policy) {
-        super("ranged://bytes", policy, null);
+        this("ranged://bytes", bytes, policy);
+    }
+
+    RangedBytesSource(String name, byte[] bytes, RemotePolicy policy) {
+        super(name, policy, null);
         this.bytes = bytes;
     }
 
