@@ -119,6 +119,47 @@ class DownloadTest {
     }
 
     @Test
+    void anInterruptedDownloadIntoTheCacheResumesFromItsPartialBlobAndVerifies() throws Exception {
+        Path shard = dir.resolve("served").resolve(REPO).resolve(FILES.get(1));
+        byte[] bytes = Files.readAllBytes(shard);
+        String sha = Fixtures.sha256(shard);
+        HubCache cache = new HubCache(dir.resolve("cache"), false);
+        Path blobs = dir.resolve("cache/models--acme--two/blobs");
+        Files.createDirectories(blobs);
+        int half = bytes.length / 2;
+        // what an interrupted run leaves: the first half under the blob's partial name
+        Files.write(blobs.resolve(sha + ".incomplete"), java.util.Arrays.copyOf(bytes, half));
+        AtomicLong fetched = new AtomicLong();
+        List<Downloader.Done> done;
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            done = downloader(provider, fetched).toCache("hf://" + REPO + "@" + FakeHub.COMMIT, cache);
+        }
+        Downloader.Done resumed = done.stream().filter(d -> d.source().endsWith(FILES.get(1))).findFirst()
+                .orElseThrow();
+        assertEquals(half, resumed.result().resumedFrom());
+        assertEquals(bytes.length - half, resumed.result().fetched());
+        assertTrue(resumed.result().verified());
+        assertArrayEquals(bytes, Files.readAllBytes(resumed.path()));
+        assertFalse(Files.exists(blobs.resolve(sha + ".incomplete")));
+
+        // a partial blob that holds wrong bytes fails the digest, is deleted, and the next run starts over
+        Path other = dir.resolve("served").resolve(REPO).resolve(FILES.get(2));
+        String otherSha = Fixtures.sha256(other);
+        Files.delete(blobs.resolve(otherSha));
+        Files.write(blobs.resolve(otherSha + ".incomplete"), new byte[] {1, 2, 3});
+        Files.delete(dir.resolve("cache/models--acme--two/snapshots/" + FakeHub.COMMIT + "/" + FILES.get(2)));
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            dev.safetensors.SourceChangedException e = assertThrows(dev.safetensors.SourceChangedException.class,
+                    () -> downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@" + FakeHub.COMMIT,
+                            cache));
+            assertEquals(ErrorCode.SOURCE_CHANGED, e.code());
+            assertFalse(Files.exists(blobs.resolve(otherSha + ".incomplete")));
+            downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@" + FakeHub.COMMIT, cache);
+        }
+        assertArrayEquals(Files.readAllBytes(other), Files.readAllBytes(blobs.resolve(otherSha)));
+    }
+
+    @Test
     void aRepositoryDownloadedToAFolderIsVerifiedFileByFile() throws Exception {
         Path out = dir.resolve("out");
         try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
