@@ -170,8 +170,10 @@ public final class FileDownload {
             out.position(resumed);
             if (resumed < size) {
                 long[] written = {resumed};
+                // parallelism 1 is one streamed request for the whole rest, as a tensor read makes it
+                long part = options.parallelism() == 1 ? Long.MAX_VALUE & ~7L : options.partSizeBytes();
                 OrderedFetch.run(source, resumed, new FetchRanges(new RunCursor(0, new long[0], new long[0],
-                        size - resumed, 1), 0, options.partSizeBytes()), options, (at, bytes) -> {
+                        size - resumed, 1), 0, part), options, (at, bytes) -> {
                     sha.update(bytes.duplicate());
                     while (bytes.hasRemaining()) {
                         written[0] += out.write(bytes);
