@@ -4,6 +4,7 @@
  * {@link dev.safetensors.examples.InspectHub}, {@link dev.safetensors.examples.CopyTensor},
  * {@link dev.safetensors.examples.ReadFloats}, {@link dev.safetensors.examples.MapTensor},
  * {@link dev.safetensors.examples.SliceFromS3}, {@link dev.safetensors.examples.ReadAcrossShards},
+ * {@link dev.safetensors.examples.DownloadCheckpoint},
  * {@link dev.safetensors.examples.WriteCheckpoint}, and
  * {@link dev.safetensors.examples.WriteSamples}, which regenerates the sample data in {@code examples/data}.
  *

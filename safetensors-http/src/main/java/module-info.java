@@ -6,6 +6,7 @@
 module dev.safetensors.http {
     requires transitive dev.safetensors.api;
     requires java.net.http;
+    requires tools.jackson.core;
 
     exports dev.safetensors.http;
 

@@ -14,6 +14,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 
@@ -107,6 +108,18 @@ class ExamplesTest {
         TensorAccessException e = assertThrows(TensorAccessException.class,
                 () -> run(() -> ReadAcrossShards.main(new String[] {SHARDED_INDEX, "layer0.norm.weight", "2", "5"})));
         assertEquals(ErrorCode.INVALID_SLICE, e.code());
+    }
+
+    @Test
+    void downloadCheckpointCopiesEveryFileOfTheShardedSampleVerified(@TempDir Path out)
+            throws IOException {
+        String printed = run(() -> DownloadCheckpoint.main(new String[] {SHARDED_INDEX, out.toString()}));
+        Path sample = Path.of(SHARDED_INDEX).getParent();
+        for (String f : List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                "model-00002-of-00002.safetensors")) {
+            assertArrayEquals(Files.readAllBytes(sample.resolve(f)), Files.readAllBytes(out.resolve(f)), f);
+        }
+        assertEquals(3, printed.lines().count(), printed);
     }
 
     @Test

@@ -172,7 +172,8 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
         if (known >= 0) {
             return known;
         }
-        try (VerifiedRangeChannel probe = fetch(0, 1)) {
+        counter.request();
+        try (VerifiedRangeChannel probe = fetch(0, 1, attempts(1))) {
             if (probe != null) {
                 ByteBuffer one = ByteBuffer.allocate(1);
                 while (probe.read(one) >= 0) {
@@ -197,7 +198,7 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
             return -1;
         }
         long want = size >= 0 ? Math.min(dst.remaining(), size - position) : dst.remaining();
-        try (VerifiedRangeChannel body = fetch(position, want)) {
+        try (ReadableByteChannel body = resumable(position, want)) {
             if (body == null) {
                 return -1;
             }
@@ -223,7 +224,7 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
         if (size >= 0 && position + length > size) {
             throw pastEnd(position, length, size);
         }
-        VerifiedRangeChannel body = fetch(position, length);
+        ReadableByteChannel body = resumable(position, length);
         if (body == null) {
             throw pastEnd(position, length, knownSize());
         }
@@ -265,17 +266,41 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
     }
 
     /**
-     * One request: attempts, retries and verification.
+     * One request, counted once: its body streamed through a channel that, when the body breaks midway (a
+     * connection reset, a short body, a read timeout), asks again for the bytes not yet received, from the same
+     * pinned version, as another attempt of the same request. Sending, status retries and resumptions share one
+     * budget of {@link RemotePolicy#maxAttempts()} attempts and one deadline.
+     *
+     * @return the body, or {@code null} when the answer shows that {@code position} is at or past the end
+     */
+    private ReadableByteChannel resumable(long position, long length) throws IOException {
+        counter.request();
+        Attempts attempts = attempts(length);
+        VerifiedRangeChannel first = fetch(position, length, attempts);
+        if (first == null) {
+            return null;
+        }
+        // the first answer pinned the size: what it promised is what is left of the range before the end
+        long promised = Math.min(length, knownSize() - position);
+        return new ResumingChannel(position, promised, attempts, first);
+    }
+
+    private Attempts attempts(long length) {
+        return new Attempts(policy.time().nanoTime(), policy.deadlineFor(length).toNanos());
+    }
+
+    /**
+     * Attempts of one request: sending, retrying statuses and resuming a broken body.
      *
      * @return the verified body, or {@code null} when the answer shows that {@code position} is at or past the end
      */
-    private VerifiedRangeChannel fetch(long position, long length) throws IOException {
-        counter.request();
+    private VerifiedRangeChannel fetch(long position, long length, Attempts attempts) throws IOException {
         TimeSource time = policy.time();
-        long started = time.nanoTime();
-        long deadline = policy.deadlineFor(length).toNanos();
+        long started = attempts.started;
+        long deadline = attempts.deadline;
         String range = "bytes=" + position + "-" + (position + length - 1);
-        for (int attempt = 1; ; attempt++) {
+        for (;;) {
+            int attempt = ++attempts.made;
             Pinned<V> before = pinned.get();
             RangeAnswer answer;
             try {
@@ -319,11 +344,18 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
         }
     }
 
-    /** @return the code a failure ends with if retries do not help, or {@code null} if it is final now */
+    /**
+     * The one rule of what is worth another attempt, for a request that got no answer and for a body that broke
+     * midway alike: a connection failure, a timeout or a short body. A changed object, a refused range, a missing
+     * object or an interruption are final.
+     *
+     * @return the code a failure ends with if retries do not help, or {@code null} if it is final now
+     */
     private static ErrorCode retryableFailure(IOException e) {
         if (e instanceof ErrorCoded coded) {
             ErrorCode code = coded.code();
-            return code == ErrorCode.NETWORK || code == ErrorCode.TIMEOUT ? code : null;
+            return code == ErrorCode.NETWORK || code == ErrorCode.TIMEOUT || code == ErrorCode.TRUNCATED ? code
+                    : null;
         }
         if (e instanceof SocketTimeoutException) {
             return ErrorCode.TIMEOUT;
@@ -479,6 +511,87 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
     private void ensureOpen() throws IOException {
         if (closed) {
             throw new StorageException(ErrorCode.IO_ERROR, name, "the source is closed");
+        }
+    }
+
+    /** The attempts one request has made so far, against one budget and one deadline. Used by one thread. */
+    private static final class Attempts {
+        final long started;
+        final long deadline;
+        int made;
+
+        Attempts(long started, long deadline) {
+            this.started = started;
+            this.deadline = deadline;
+        }
+    }
+
+    /**
+     * The body of one request; a break midway that {@link #retryableFailure} allows is resumed from the first byte
+     * not received, with a ranged GET conditional on the pinned version, while the request's attempts last.
+     */
+    private final class ResumingChannel implements ReadableByteChannel {
+        private final long position;
+        private final long length;
+        private final Attempts attempts;
+        private VerifiedRangeChannel body;
+        private long received;
+        private boolean open = true;
+
+        ResumingChannel(long position, long length, Attempts attempts, VerifiedRangeChannel body) {
+            this.position = position;
+            this.length = length;
+            this.attempts = attempts;
+            this.body = body;
+        }
+
+        @Override
+        public int read(ByteBuffer dst) throws IOException {
+            if (!open) {
+                throw new java.nio.channels.ClosedChannelException();
+            }
+            int start = dst.position();
+            for (;;) {
+                int before = dst.position();
+                try {
+                    int n = body.read(dst);
+                    received += dst.position() - before;
+                    return n < 0 && dst.position() == start ? -1 : dst.position() - start;
+                } catch (IOException e) {
+                    // bytes a failing read already stored are kept: the resumed range starts after them
+                    received += dst.position() - before;
+                    resume(e);
+                }
+            }
+        }
+
+        private void resume(IOException e) throws IOException {
+            body.close();
+            ErrorCode code = retryableFailure(e);
+            if (code == null || received >= length || attempts.made >= policy.maxAttempts()
+                    || Thread.currentThread().isInterrupted()) {
+                throw e;
+            }
+            long at = position + received;
+            String range = "bytes=" + at + "-" + (position + length - 1);
+            pause(attempts.made, policy.backoff(attempts.made), "broke after " + received + " of " + length
+                    + " bytes (" + e + ")", range, attempts.started, attempts.deadline);
+            VerifiedRangeChannel next = fetch(at, length - received, attempts);
+            if (next == null) {
+                throw e;
+            }
+            body = next;
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public void close() throws IOException {
+            open = false;
+            body.close();
         }
     }
 

@@ -14,7 +14,11 @@ import java.util.concurrent.ThreadLocalRandom;
  * retry, capped at {@link #backoffMax()}) with "equal jitter": half the step fixed, half random, so that clients
  * failing together do not retry together. A {@code Retry-After} the server sends replaces the step if it is no
  * longer than {@link #retryAfterCap()}; a longer one ends the request at once with a failure that says how long
- * the server asked to wait. Only the final failure reaches the caller; each retry is logged at {@code DEBUG}.
+ * the server asked to wait. A body that breaks midway (a reset, a short body, a read timeout) is resumed from its
+ * first missing byte, at the same pinned version, as another attempt. The budget is per request and there is no
+ * other: sending, status retries and resumptions of one read share {@link #maxAttempts()} attempts, and a reader
+ * that fetches a tensor in parallel parts adds no retry loop of its own. Only the final failure reaches the caller;
+ * each retry is logged at {@code DEBUG}.
  *
  * <h2>Deadline</h2>
  * Every request has, besides the backend's idle timeout, an overall deadline from its first attempt to the end of

@@ -251,10 +251,55 @@ class AbstractRangedSourceTest {
 
     @Test
     void aBodyThatStopsEarlySaysHowMuchArrived() throws Exception {
-        ScriptedSource s = new ScriptedSource(policy).answer(206, range("bytes 0-99/100", "\"e\""), new byte[40]);
+        RemotePolicy once = policy.toBuilder().maxAttempts(1).build();
+        ScriptedSource s = new ScriptedSource(once).answer(206, range("bytes 0-99/100", "\"e\""), new byte[40]);
         StorageException e = assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(100)));
         assertEquals(ErrorCode.TRUNCATED, e.code());
         assertTrue(e.getMessage().contains("body ended after 40 of 100 promised bytes"), e.getMessage());
+    }
+
+    @Test
+    void aBodyThatBreaksMidwayIsResumedFromTheFirstMissingBytePinnedToItsVersion() throws Exception {
+        byte[] object = new byte[100];
+        for (int i = 0; i < object.length; i++) {
+            object[i] = (byte) i;
+        }
+        ScriptedSource s = new ScriptedSource(policy)
+                .answer(206, range("bytes 0-99/100", "\"e\""), java.util.Arrays.copyOf(object, 40))
+                .answer(206, range("bytes 40-99/100", "\"e\""), java.util.Arrays.copyOfRange(object, 40, 100));
+        ByteBuffer dst = ByteBuffer.allocate(100);
+        assertEquals(100, s.read(0, dst));
+        assertArrayEquals(object, dst.array());
+        assertEquals(List.of("bytes=0-99", "bytes=40-99 if \"e\""), s.asked);
+        assertEquals(1, s.statistics().requests(), "a resumption is an attempt of the same request");
+        assertEquals(100, s.statistics().bytesRead());
+        assertEquals(1, time.sleeps().size());
+    }
+
+    @Test
+    void statusRetriesAndResumptionsShareOneAttemptBudget() throws Exception {
+        ScriptedSource s = new ScriptedSource(policy)
+                .answer(503, Map.of(), new byte[0])
+                .answer(206, range("bytes 0-99/100", "\"e\""), new byte[10])
+                .answer(503, Map.of(), new byte[0])
+                .answer(206, range("bytes 10-99/100", "\"e\""), new byte[10])
+                .answer(206, range("bytes 20-99/100", "\"e\""), new byte[10]);
+        StorageException e = assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(100)));
+        assertEquals(ErrorCode.TRUNCATED, e.code());
+        assertEquals(policy.maxAttempts(), s.asked.size(), "five attempts in all: " + s.asked);
+        assertEquals(1, s.statistics().requests());
+        assertTrue(s.script.isEmpty());
+    }
+
+    @Test
+    void aRunOf503sOnARangeCostsTheAttemptBudgetOnce() throws Exception {
+        ScriptedSource s = new ScriptedSource(policy);
+        for (int i = 0; i < policy.maxAttempts(); i++) {
+            s.answer(503, Map.of(), new byte[0]);
+        }
+        StorageException e = assertThrows(StorageException.class, () -> s.openRange(0, 100));
+        assertEquals(ErrorCode.SERVER_ERROR, e.code());
+        assertEquals(policy.maxAttempts(), s.asked.size());
     }
 
     @Test

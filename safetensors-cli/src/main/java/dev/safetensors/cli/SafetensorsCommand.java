@@ -46,6 +46,7 @@ final class SafetensorsCommand {
                 DumpCommand::new));
         commands.put("reshard", new Entry("Split, merge or re-lay out a checkpoint into local shards, verified"
                 + " tensor by tensor.", ReshardCommand::new));
+        commands.put("download", new Entry("Download a checkpoint to a folder or into the Hugging Face cache, verified.", DownloadCommand::new));
         return commands;
     }
 

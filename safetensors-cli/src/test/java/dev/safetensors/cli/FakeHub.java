@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.client.MappingBuilder;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -8,6 +9,7 @@ import java.util.List;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.head;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 
@@ -50,11 +52,14 @@ final class FakeHub {
     void publish(String repo, String path) {
         String sha256 = Fixtures.sha256(files.resolve(repo).resolve(path));
         for (String revision : List.of("main", COMMIT)) {
-            hub.stubFor(get(urlPathEqualTo("/" + repo + "/resolve/" + revision + "/" + path)).willReturn(aResponse()
-                    .withStatus(302)
-                    .withHeader("Location", cdn.base().resolve(repo + "/" + path) + "?X-Amz-Signature=signed")
-                    .withHeader("X-Repo-Commit", COMMIT)
-                    .withHeader("X-Linked-Etag", "\"" + sha256 + "\"")));
+            for (MappingBuilder method : List.of(get(urlPathEqualTo("/" + repo + "/resolve/" + revision + "/" + path)),
+                    head(urlPathEqualTo("/" + repo + "/resolve/" + revision + "/" + path)))) {
+                hub.stubFor(method.willReturn(aResponse()
+                        .withStatus(302)
+                        .withHeader("Location", cdn.base().resolve(repo + "/" + path) + "?X-Amz-Signature=signed")
+                        .withHeader("X-Repo-Commit", COMMIT)
+                        .withHeader("X-Linked-Etag", "\"" + sha256 + "\"")));
+            }
         }
     }
 
@@ -83,6 +88,11 @@ final class FakeHub {
     /** @return the CDN's base URL, which serves the folder's files directly too */
     java.net.URI cdnBase() {
         return cdn.base();
+    }
+
+    /** @return requests the Hub's API and resolve endpoint answered */
+    int hubRequests() {
+        return hub.getAllServeEvents().size();
     }
 
     /** @return requests the CDN answered */

@@ -1,12 +1,10 @@
 package dev.safetensors.core;
 
-import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.util.ArrayDeque;
@@ -21,13 +19,13 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * Fetches a sequence of ranges over several concurrent {@link RandomAccessSource#openRange} requests and hands them
  * to the caller's thread in order (issue 12, item 6). At most {@code parallelism} ranges are in flight, each into a
- * buffer of its own that is reused once handed on, so memory stays within {@code parallelism x partSizeBytes}. A
- * failed range is fetched again alone, up to {@link ReadOptions#partRetries()} times, when the failure may pass
- * (network, timeout, server error, short body); a changed object, a refused range or a missing object fail at once.
- * Interrupting the caller cancels every range in flight. Every range is verified by the source like any other.
+ * buffer of its own that is reused once handed on, so memory stays within {@code parallelism x partSizeBytes}. Each
+ * range is one request of the source, retried (and, when its body breaks midway, resumed) by the source's own policy
+ * like any other request ({@link dev.safetensors.spi.RemotePolicy}): there is no second retry loop here, so a part
+ * that keeps failing costs the policy's attempt budget once. The first failure ends the whole fetch. Interrupting
+ * the caller cancels every range in flight. Every range is verified by the source like any other.
  */
 final class OrderedFetch {
-    private static final System.Logger LOG = System.getLogger(OrderedFetch.class.getName());
     private static final AtomicInteger THREADS = new AtomicInteger();
     private static final ThreadFactory DAEMONS = r -> {
         Thread t = new Thread(r, "safetensors-fetch-" + THREADS.incrementAndGet());
@@ -112,7 +110,7 @@ final class OrderedFetch {
                 : ByteBuffer.allocate(length);
         Part part = new Part(at, length, buffer);
         part.future = pool.submit(() -> {
-            fetch(source, base, part, options.partRetries());
+            fetch(source, base, part);
             return null;
         });
         inFlight.add(part);
@@ -143,21 +141,10 @@ final class OrderedFetch {
         }
     }
 
-    private static void fetch(RandomAccessSource source, long base, Part part, int retries) throws IOException {
-        for (int attempt = 0; ; attempt++) {
-            part.buffer.clear().limit(part.length);
-            try {
-                readRange(source, base + part.at, part.buffer);
-                part.buffer.flip();
-                return;
-            } catch (IOException e) {
-                if (attempt >= retries || !mayPass(e) || Thread.currentThread().isInterrupted()) {
-                    throw e;
-                }
-                LOG.log(Level.DEBUG, () -> source.name() + ": part at " + (base + part.at) + " (" + part.length
-                        + " bytes) failed, fetching it again: " + e);
-            }
-        }
+    private static void fetch(RandomAccessSource source, long base, Part part) throws IOException {
+        part.buffer.clear().limit(part.length);
+        readRange(source, base + part.at, part.buffer);
+        part.buffer.flip();
     }
 
     /** Fills {@code dst} from one streamed range, checking the interrupt flag every block. */
@@ -179,12 +166,6 @@ final class OrderedFetch {
         } finally {
             dst.limit(end);
         }
-    }
-
-    private static boolean mayPass(IOException e) {
-        ErrorCode code = ErrorCode.of(e);
-        return code == ErrorCode.NETWORK || code == ErrorCode.TIMEOUT || code == ErrorCode.SERVER_ERROR
-                || code == ErrorCode.TRUNCATED || code == ErrorCode.IO_ERROR;
     }
 
     /** One range in flight. */

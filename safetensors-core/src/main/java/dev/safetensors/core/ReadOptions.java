@@ -2,7 +2,7 @@ package dev.safetensors.core;
 
 /**
  * How {@link SafetensorsFile} fetches tensor bytes from a remote source: how many ranged requests run at once, how
- * large each part is, how often a failed part is tried again, and how close two wanted byte runs of a slice must be
+ * large each part is, and how close two wanted byte runs of a slice must be
  * to be fetched by one request.
  *
  * <p>A range longer than {@link #partSizeBytes()} is split into parts fetched over {@link #parallelism()} connections
@@ -22,8 +22,6 @@ public final class ReadOptions {
     public static final int DEFAULT_PARALLELISM = 4;
     /** Default part size in bytes (8 MiB): large enough that a request's latency is small beside its transfer. */
     public static final int DEFAULT_PART_SIZE_BYTES = 8 * 1024 * 1024;
-    /** Default number of further attempts for a part that failed (the failed part alone is fetched again). */
-    public static final int DEFAULT_PART_RETRIES = 2;
     /**
      * Default largest gap, in bytes, between two byte runs of a slice that are fetched by one request (1 MiB): on a
      * remote store one more request costs about as much time as transferring that many bytes.
@@ -37,21 +35,18 @@ public final class ReadOptions {
     public static final int MAX_PART_SIZE_BYTES = 256 * 1024 * 1024;
 
     /**
-     * {@value #DEFAULT_PARALLELISM} parts of {@value #DEFAULT_PART_SIZE_BYTES} bytes at once,
-     * {@value #DEFAULT_PART_RETRIES} retries per part, slice runs coalesced across gaps of up to
+     * {@value #DEFAULT_PARALLELISM} parts of {@value #DEFAULT_PART_SIZE_BYTES} bytes at once, slice runs coalesced across gaps of up to
      * {@value #DEFAULT_COALESCE_GAP_BYTES} bytes.
      */
     public static final ReadOptions DEFAULT = new Builder().build();
 
     private final int parallelism;
     private final int partSizeBytes;
-    private final int partRetries;
     private final int coalesceGapBytes;
 
     private ReadOptions(Builder b) {
         this.parallelism = b.parallelism;
         this.partSizeBytes = b.partSizeBytes;
-        this.partRetries = b.partRetries;
         this.coalesceGapBytes = b.coalesceGapBytes;
     }
 
@@ -70,11 +65,6 @@ public final class ReadOptions {
         return partSizeBytes;
     }
 
-    /** @return how many more times a failed part is fetched (default {@value #DEFAULT_PART_RETRIES}) */
-    public int partRetries() {
-        return partRetries;
-    }
-
     /** @return the largest gap between slice runs fetched by one request (default {@value #DEFAULT_COALESCE_GAP_BYTES}) */
     public int coalesceGapBytes() {
         return coalesceGapBytes;
@@ -82,15 +72,14 @@ public final class ReadOptions {
 
     @Override
     public String toString() {
-        return "ReadOptions{parallelism=" + parallelism + ", partSizeBytes=" + partSizeBytes + ", partRetries="
-                + partRetries + ", coalesceGapBytes=" + coalesceGapBytes + '}';
+        return "ReadOptions{parallelism=" + parallelism + ", partSizeBytes=" + partSizeBytes + ", coalesceGapBytes="
+                + coalesceGapBytes + '}';
     }
 
     /** Builds {@link ReadOptions}; starts from the {@link #DEFAULT} values. Not thread-safe. */
     public static final class Builder {
         private int parallelism = DEFAULT_PARALLELISM;
         private int partSizeBytes = DEFAULT_PART_SIZE_BYTES;
-        private int partRetries = DEFAULT_PART_RETRIES;
         private int coalesceGapBytes = DEFAULT_COALESCE_GAP_BYTES;
 
         private Builder() {
@@ -118,16 +107,6 @@ public final class ReadOptions {
                 throw new IllegalArgumentException("partSizeBytes must be a multiple of 8, was " + v);
             }
             partSizeBytes = v;
-            return this;
-        }
-
-        /**
-         * @param v further attempts for a failed part, 0 to 10
-         * @return this builder
-         * @throws IllegalArgumentException if out of range
-         */
-        public Builder partRetries(int v) {
-            partRetries = require("partRetries", v, 0, 10);
             return this;
         }
 

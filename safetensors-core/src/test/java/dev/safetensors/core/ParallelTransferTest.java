@@ -3,15 +3,17 @@ package dev.safetensors.core;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;
 import dev.safetensors.SourceChangedException;
+import dev.safetensors.StorageException;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.fixtures.SafetensorsFixture;
+import dev.safetensors.spi.RemotePolicy;
+import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.SocketException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.Channels;
@@ -37,6 +39,8 @@ class ParallelTransferTest {
     private static final ReadOptions FOUR = ReadOptions.builder().parallelism(4).partSizeBytes(PART).build();
     private static final byte[] FILE = file();
     private static final byte[] TENSOR = tensorBytes();
+    /** The default budget, with a clock that never sleeps. */
+    private static final RemotePolicy POLICY = RemotePolicy.builder().time(new ManualTime()).build();
 
     private static byte[] file() {
         byte[] payload = new byte[4 * ELEMENTS];
@@ -102,46 +106,47 @@ class ParallelTransferTest {
     }
 
     @Test
-    void aFailedPartIsFetchedAgainAlone() throws IOException {
-        RemoteLikeSource source = new RemoteLikeSource(FILE);
+    void aPartWhoseBodyBreaksIsResumedByTheSourceFromTheMissingByte() throws IOException {
+        RangedBytesSource source = new RangedBytesSource(FILE, POLICY);
         try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
             long third = file.header().payloadOffset() + 2L * PART;
-            source.hook((position, length, attempt) -> {
-                if (position == third && attempt == 0) {
-                    throw new SocketException("connection reset");
+            boolean[] broken = {false};
+            source.script((position, length) -> {
+                synchronized (broken) {
+                    if (position == third && !broken[0]) {
+                        broken[0] = true;
+                        return new int[] {206, 1000};
+                    }
                 }
+                return new int[] {206, -1};
             });
+            int before = source.attempts().size();
+            long requestsBefore = source.statistics().requests();
             assertArrayEquals(TENSOR, array(file.readBytes("w")));
-            List<long[]> ranges = source.ranges();
-            assertEquals(18, ranges.size(), "17 parts and one retry");
-            assertEquals(2, ranges.stream().filter(r -> r[0] == third).count(), "only the failed part again");
+            List<long[]> attempts = source.attempts().subList(before, source.attempts().size());
+            assertEquals(18, attempts.size(), "17 parts and one resumption");
+            assertEquals(17, source.statistics().requests() - requestsBefore, "a resumption is no new request");
+            assertEquals(1, attempts.stream().filter(r -> r[0] == third + 1000 && r[1] == PART - 1000).count(),
+                    "only the missing bytes are asked again");
         }
     }
 
     @Test
-    void retriesAreBoundedAndAChangedObjectIsNotRetried() throws IOException {
-        RemoteLikeSource source = new RemoteLikeSource(FILE);
+    void aRunOf503sOnAPartCostsThePolicysAttemptBudgetOnce() throws IOException {
+        RangedBytesSource source = new RangedBytesSource(FILE, POLICY);
         try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
             long third = file.header().payloadOffset() + 2L * PART;
-            source.hook((position, length, attempt) -> {
-                if (position == third) {
-                    throw new SocketException("connection reset");
-                }
-            });
-            SocketException e = assertThrows(SocketException.class, () -> file.readBytes("w"));
-            assertEquals(ErrorCode.NETWORK, ErrorCode.of(e));
-            assertEquals(1 + ReadOptions.DEFAULT_PART_RETRIES,
-                    source.ranges().stream().filter(r -> r[0] == third).count(), "tried, then retried twice");
+            source.script((position, length) -> new int[] {position == third ? 503 : 206, -1});
+            StorageException e = assertThrows(StorageException.class, () -> file.readBytes("w"));
+            assertEquals(ErrorCode.SERVER_ERROR, e.code());
+            assertEquals(POLICY.maxAttempts(), source.attempts().stream().filter(r -> r[0] == third).count(),
+                    "the policy's budget, not budget x part retries");
 
-            int before = source.ranges().size();
-            source.hook((position, length, attempt) -> {
-                if (position == third) {
-                    throw new SourceChangedException("remote-like", "the ETag changed");
-                }
-            });
+            source.script((position, length) -> new int[] {position == third ? 412 : 206, -1});
+            int before = source.attempts().size();
             SourceChangedException changed = assertThrows(SourceChangedException.class, () -> file.readBytes("w"));
             assertEquals(ErrorCode.SOURCE_CHANGED, changed.code());
-            assertEquals(1, source.ranges().subList(before, source.ranges().size()).stream()
+            assertEquals(1, source.attempts().subList(before, source.attempts().size()).stream()
                     .filter(r -> r[0] == third).count(), "a changed object is not asked again");
         }
     }

@@ -32,18 +32,37 @@ import java.util.Optional;
 public final class HttpSourceProvider implements RandomAccessSourceProvider, AutoCloseable {
     private final HttpSettings explicit;
     private final HttpClient userClient;
+    private final HubCache cache;
     private volatile HttpTransport transport;
 
-    /** A provider configured from the environment when it first opens a source. */
+    /**
+     * A provider configured from the environment when it first opens a source, reading {@code hf://} files from the
+     * Hugging Face cache the environment names ({@link HubCache#fromEnvironment()}) when they are there.
+     */
     public HttpSourceProvider() {
         this.explicit = null;
         this.userClient = null;
+        this.cache = HubCache.fromEnvironment();
     }
 
-    /** @param settings the endpoint, token, timeouts and retries to use */
+    /** @param settings the endpoint, token, timeouts and retries to use; no Hugging Face cache is read */
     public HttpSourceProvider(HttpSettings settings) {
         this.explicit = Objects.requireNonNull(settings, "settings");
         this.userClient = null;
+        this.cache = null;
+    }
+
+    /**
+     * A provider that reads {@code hf://} files from a Hugging Face cache when they are there (see
+     * {@link #open(URI)}).
+     *
+     * @param settings the endpoint, token, timeouts and retries to use
+     * @param cache    the cache to read, shared with {@code huggingface_hub}
+     */
+    public HttpSourceProvider(HttpSettings settings, HubCache cache) {
+        this.explicit = Objects.requireNonNull(settings, "settings");
+        this.userClient = null;
+        this.cache = Objects.requireNonNull(cache, "cache");
     }
 
     /**
@@ -59,6 +78,7 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
         this.explicit = Objects.requireNonNull(settings, "settings");
         this.userClient = Objects.requireNonNull(client, "client");
         this.transport = new HttpTransport(settings, client);
+        this.cache = null;
     }
 
     @Override
@@ -68,8 +88,15 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
     }
 
     /**
+     * Opens a file. With a Hugging Face cache ({@link HubCache}), an {@code hf://} file is read from it as
+     * {@code huggingface_hub} would: at a commit that the cache holds, from disk with no request; at a branch or tag,
+     * after one {@code HEAD} that resolves it (only when the cache holds a folder for the repository), or with no
+     * request at all under {@code HF_HUB_OFFLINE} through {@code refs/}; a file not in the cache is read from the Hub,
+     * pinned to the resolved commit. Offline, a file not in the cache is a
+     * {@link dev.safetensors.SourceNotFoundException}.
+     *
      * @param uri an {@code http}, {@code https} or {@code hf} URI of one file
-     * @return a source; no request is made until the first read
+     * @return a source; no request is made until the first read, except the one {@code HEAD} above
      * @throws IOException an {@link InvalidLocationException} if the URI is malformed, names a Hub repository rather
      *                     than a file or carries credentials ({@link ErrorCode#INVALID_SOURCE}), or
      *                     {@code HF_ENDPOINT} is not an http(s) URL ({@link ErrorCode#INVALID_ENDPOINT}); a
@@ -77,6 +104,13 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
      */
     @Override
     public RandomAccessSource open(URI uri) throws IOException {
+        if (cache != null && "hf".equalsIgnoreCase(uri.getScheme())) {
+            HubPath at = HubPath.parse(uri);
+            if (!at.path().isEmpty()) {
+                return new HubCacheReader(cache, () -> new HubRepository(transport())).open(uri, at,
+                        pinned -> HttpSource.open(transport(), pinned));
+            }
+        }
         return HttpSource.open(transport(), uri);
     }
 
@@ -84,7 +118,9 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
      * @param location an {@code hf://} repository, {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION]}, or a
      *                 folder in one ({@code .../unet}): any {@code hf://} location whose path does not end in
      *                 {@code .safetensors} or {@code .json}
-     * @return its checkpoints, listed with one request ({@link HubRepository#list}); empty for any other location
+     * @return its checkpoints, listed with one request ({@link HubRepository#list}), or from the Hugging Face cache
+     *         without a request when the revision is a commit whose snapshot the cache holds (or, offline, a ref the
+     *         cache holds); empty for any other location
      * @throws IOException if the location is malformed or the listing fails
      */
     @Override
@@ -93,9 +129,17 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
         if (!scheme.equals("hf")) {
             return Optional.empty();
         }
-        String path = HubPath.parse(location).path();
+        HubPath at = HubPath.parse(location);
+        String path = at.path();
         if (path.endsWith(".safetensors") || path.endsWith(".json")) {
             return Optional.empty();
+        }
+        if (cache != null) {
+            Optional<RepositoryListing> cached = new HubCacheReader(cache, () -> new HubRepository(transport()))
+                    .list(location, at);
+            if (cached.isPresent()) {
+                return cached;
+            }
         }
         return Optional.of(new HubRepository(transport()).list(location));
     }

@@ -96,7 +96,7 @@ final class HttpTransport {
         String linkedEtag = null;
         for (int redirects = 0; ; redirects++) {
             leftHub |= !tokens.isHub(url);
-            HttpRequest request = request(name, url, range, pin, leftHub);
+            HttpRequest request = request(name, "GET", url, range, pin, leftHub);
             Sent sent = send(name, request, range, counter);
             HttpResponse<InputStream> response = sent.response();
             commit = commit != null ? commit : response.headers().firstValue("X-Repo-Commit").orElse(null);
@@ -143,7 +143,43 @@ final class HttpTransport {
         }
     }
 
-    private HttpRequest request(String name, URI url, String range, ETagPin pin, boolean leftHub) throws IOException {
+    /**
+     * One {@code HEAD}, as {@code huggingface_hub}'s {@code get_hf_file_metadata} makes it: relative redirects (a
+     * renamed repository) are followed, a redirect to another host (the CDN of an LFS file) is not, since the Hub's
+     * own answer carries what the cache needs ({@code X-Repo-Commit}, {@code X-Linked-Etag} or {@code ETag},
+     * {@code X-Linked-Size}). One attempt, no retry: a caller with a cached copy falls back to it.
+     *
+     * @param name    the source name, for messages
+     * @param start   the resolve URL
+     * @param counter counts every HTTP request sent
+     * @return the last answer, whatever its status, its body closed
+     * @throws IOException if the request fails or the relative redirects loop or are too many
+     */
+    FinalResponse head(String name, URI start, RequestCounter counter) throws IOException {
+        URI url = start;
+        String commit = null;
+        String linkedEtag = null;
+        for (int redirects = 0; ; redirects++) {
+            Sent sent = send(name, request(name, "HEAD", url, null, null, !tokens.isHub(url)), null, counter);
+            HttpResponse<InputStream> response = sent.response();
+            discard(sent.body());
+            commit = commit != null ? commit : response.headers().firstValue("X-Repo-Commit").orElse(null);
+            linkedEtag = linkedEtag != null ? linkedEtag : response.headers().firstValue("X-Linked-Etag").orElse(null);
+            String location = response.headers().firstValue("Location").orElse("");
+            boolean relative = isRedirect(response.statusCode()) && location.startsWith("/")
+                    && !location.startsWith("//");
+            if (!relative) {
+                return new FinalResponse(response, InputStream.nullInputStream(), url, commit, linkedEtag);
+            }
+            if (redirects == MAX_REDIRECTS) {
+                throw new StorageException(ErrorCode.IO_ERROR, name, "more than " + MAX_REDIRECTS + " redirects");
+            }
+            url = location(name, url, response);
+        }
+    }
+
+    private HttpRequest request(String name, String method, URI url, String range, ETagPin pin, boolean leftHub)
+            throws IOException {
         Origin origin = Origin.of(url);
         HttpRequest.Builder b;
         try {
@@ -152,7 +188,7 @@ final class HttpTransport {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": cannot request "
                     + SourceNames.redact(url));
         }
-        b.GET().timeout(settings.requestTimeout())
+        b.method(method, HttpRequest.BodyPublishers.noBody()).timeout(settings.requestTimeout())
                 .header("User-Agent", USER_AGENT)
                 .header("Accept-Encoding", "identity");
         if (!origin.isSecure()) {
@@ -175,7 +211,7 @@ final class HttpTransport {
     }
 
     private Sent send(String name, HttpRequest request, String range, RequestCounter counter) throws IOException {
-        String where = "GET " + SourceNames.redact(request.uri());
+        String where = request.method() + " " + SourceNames.redact(request.uri());
         HttpResponse<InputStream> response;
         counter.exchange();
         try {

@@ -2,6 +2,7 @@ package dev.safetensors.http;
 
 import dev.safetensors.Limits;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceAccessDeniedException;
@@ -13,10 +14,8 @@ import dev.safetensors.spi.SourceNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.TreeSet;
@@ -40,13 +39,19 @@ import java.util.TreeSet;
  *
  * <p>Throws {@link java.nio.file.NoSuchFileException} when the repository or revision does not exist,
  * {@link java.nio.file.AccessDeniedException} when it is gated or private, an
- * {@link dev.safetensors.InvalidLocationException} for a malformed location, and a {@link StorageException}
+ * {@link dev.safetensors.InvalidLocationException} for a malformed location or a listing of more than
+ * {@value #MAX_LISTING_CHECKPOINTS} checkpoints ({@link ErrorCode#INVALID_SOURCE}), and a {@link StorageException}
  * ({@link ErrorCode#SERVER_ERROR}) for an answer that is not a listing or exceeds {@value #MAX_LISTING_BYTES} bytes.
  * Thread-safe; all listings share one {@link java.net.http.HttpClient}.
  */
 public final class HubRepository {
     /** The largest listing answer read: some 200,000 file names. */
     public static final int MAX_LISTING_BYTES = Limits.DEFAULT_MAX_LISTING_BYTES;
+    /**
+     * The most checkpoints one listing may name ({@value}): a diffusion pipeline has about ten folders, so a
+     * listing beyond this is refused with {@link ErrorCode#INVALID_SOURCE} before any shard is requested.
+     */
+    public static final int MAX_LISTING_CHECKPOINTS = Limits.DEFAULT_MAX_CHECKPOINTS_PER_LISTING;
     private static final List<String> SINGLE_NAMES = List.of("model.safetensors", "diffusion_pytorch_model.safetensors");
     private static final List<String> INDEX_NAMES = List.of("model.safetensors.index.json",
             "diffusion_pytorch_model.safetensors.index.json");
@@ -87,7 +92,7 @@ public final class HubRepository {
         URI api = URI.create(transport.settings().hubEndpoint() + "/api/" + at.type().plural + "/" + at.namespace()
                 + "/" + at.name() + "/revision/" + HubPath.encode(at.revision(), false));
         FinalResponse answer = transport.get(name, api, null, null, counter);
-        Map<?, ?> info;
+        HubListingJson.Answer info;
         try (InputStream body = answer.body()) {
             if (answer.status() >= 400) {
                 throw listingFailure(name, at, answer.status());
@@ -102,32 +107,108 @@ public final class HubRepository {
                         + MAX_LISTING_BYTES + " bytes");
             }
             counter.bytes(bytes.length);
-            if (!(HubJson.parse(name, new String(bytes, StandardCharsets.UTF_8)) instanceof Map<?, ?> m)) {
-                throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing is not a JSON object");
+            info = HubListingJson.parse(name, bytes);
+        }
+        String commit = info.sha() != null && !info.sha().isEmpty() ? info.sha() : at.revision();
+        Set<String> files = new TreeSet<>(info.files());
+        return listing(name, at, commit, files, counter);
+    }
+
+    /**
+     * Lists the checkpoints of a repository from a snapshot of the Hugging Face cache, without a request: the files
+     * of {@code snapshots/COMMIT} are taken as the repository's files at that commit.
+     *
+     * @param location the repository location, as for {@link #list}
+     * @param commit   the commit whose snapshot is read
+     * @param snapshot the snapshot folder
+     * @return the checkpoints found, pinned to the commit, at no request
+     * @throws IOException if the folder cannot be walked or holds more than {@value #MAX_LISTING_CHECKPOINTS}
+     *                     checkpoints
+     */
+    static RepositoryListing listSnapshot(URI location, String commit, java.nio.file.Path snapshot)
+            throws IOException {
+        HubPath at = HubPath.parse(location);
+        Set<String> files = new TreeSet<>();
+        try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(snapshot, 3)) {
+            for (java.util.Iterator<java.nio.file.Path> it = walk.iterator(); it.hasNext(); ) {
+                java.nio.file.Path p = it.next();
+                if (java.nio.file.Files.isRegularFile(p)) {
+                    files.add(snapshot.relativize(p).toString().replace(java.io.File.separatorChar, '/'));
+                }
             }
-            info = m;
         }
-        String commit = at.revision();
-        if (info.get("sha") instanceof String sha && !sha.isEmpty()) {
-            commit = sha;
-        }
-        Set<String> files = files(name, info);
+        return listing(SourceNames.redact(location), at, commit, files, new RequestCounter());
+    }
+
+    private static RepositoryListing listing(String name, HubPath at, String commit, Set<String> files,
+                                             RequestCounter counter) throws IOException {
         HubPath pinned = at.at(commit);
         List<RepositoryCheckpoint> found = new ArrayList<>();
         for (String folder : folders(at.path(), files)) {
             String prefix = folder.isEmpty() ? "" : folder + "/";
             Optional<RepositoryCheckpoint> checkpoint = checkpointIn(pinned, folder, prefix, files);
-            checkpoint.ifPresent(found::add);
+            if (checkpoint.isPresent()) {
+                if (found.size() == MAX_LISTING_CHECKPOINTS) {
+                    throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": the repository holds more"
+                            + " than " + MAX_LISTING_CHECKPOINTS + " checkpoints; name one folder of it");
+                }
+                found.add(checkpoint.get());
+            }
         }
         String repository = at.type().urlPrefix + at.repository();
         return new RepositoryListing(repository, commit, found, counter.snapshot());
     }
 
+    /**
+     * One {@code HEAD} of a file's resolve URL: the commit its revision resolves to and the name of its blob in the
+     * Hugging Face cache, as {@code huggingface_hub} learns them before it downloads (or finds a file in its cache).
+     *
+     * @param file {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION]/PATH}
+     * @return what the Hub says about the file
+     * @throws IOException a {@link java.nio.file.NoSuchFileException} if the file is missing, an
+     *                     {@link java.nio.file.AccessDeniedException} if refused, a {@link StorageException} if the
+     *                     answer names no commit or ETag or the request fails
+     */
+    public HubFileMetadata metadata(URI file) throws IOException {
+        HubPath at = HubPath.parse(file);
+        String name = SourceNames.redact(file);
+        if (at.path().isEmpty()) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": names a repository, not a file");
+        }
+        RequestCounter counter = new RequestCounter();
+        FinalResponse answer = transport.head(name, at.resolveUrl(transport.settings().hubEndpoint()), counter);
+        int status = answer.status();
+        if (status >= 400) {
+            throw failure("HEAD of " + at.path() + " in ", name, at, status);
+        }
+        String etag = answer.linkedEtag() != null ? answer.linkedEtag() : answer.header("ETag");
+        if (answer.repoCommit() == null || etag == null) {
+            throw new StorageException(ErrorCode.SERVER_ERROR, name, "the Hub's answer names no "
+                    + (etag == null ? "ETag" : "commit") + " for the file (status " + status + ")");
+        }
+        String blob = HubCache.normalizeEtag(etag);
+        String sizeHeader = answer.header("X-Linked-Size") != null ? answer.header("X-Linked-Size")
+                : status >= 300 ? null : answer.header("Content-Length");
+        long size = -1;
+        try {
+            size = sizeHeader == null ? -1 : Long.parseLong(sizeHeader.trim());
+        } catch (NumberFormatException e) {
+            size = -1;
+        }
+        Optional<String> sha = answer.linkedEtag() != null && blob.matches("[0-9a-f]{64}") ? Optional.of(blob)
+                : Optional.empty();
+        return new HubFileMetadata(SourceNames.clip(answer.repoCommit()), blob, size, sha);
+    }
+
     private IOException listingFailure(String name, HubPath at, int status) {
-        String where = "the listing of " + at.type().urlPrefix + at.repository() + " at revision " + at.revision()
-                + " answered " + status;
+        return failure("the listing of ", name, at, status);
+    }
+
+    private IOException failure(String what, String name, HubPath at, int status) {
+        String where = what
+                + at.type().urlPrefix + at.repository() + " at revision " + at.revision() + " answered " + status;
         if (status == 404 || status == 410) {
-            return new SourceNotFoundException(name, where + ": no such repository or revision");
+            return new SourceNotFoundException(name, where + ": no such repository, revision or file");
         }
         if (status == 401 || status == 403) {
             return new SourceAccessDeniedException(name, where + ": access denied; " + (transport.settings().hasToken()
@@ -178,19 +259,5 @@ public final class HubRepository {
         }
         order.addAll(firstLevel);
         return order;
-    }
-
-    private static Set<String> files(String name, Map<?, ?> info) throws StorageException {
-        if (!(info.get("siblings") instanceof List<?> siblings)) {
-            throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing has no siblings array");
-        }
-        Set<String> files = new TreeSet<>();
-        for (Object s : siblings) {
-            if (!(s instanceof Map<?, ?> m) || !(m.get("rfilename") instanceof String file)) {
-                throw new StorageException(ErrorCode.SERVER_ERROR, name, "a sibling has no rfilename");
-            }
-            files.add(file);
-        }
-        return files;
     }
 }

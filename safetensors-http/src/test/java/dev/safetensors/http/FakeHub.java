@@ -1,6 +1,7 @@
 package dev.safetensors.http;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.client.MappingBuilder;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 
 import java.net.URI;
@@ -14,6 +15,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.head;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 
@@ -53,12 +55,16 @@ final class FakeHub implements AutoCloseable {
     void publish(String repo, String path, byte[] content) {
         String id = "obj-" + Integer.toHexString((repo + "/" + path).hashCode());
         for (String revision : List.of("main", COMMIT)) {
-            hub.stubFor(get(urlPathEqualTo("/" + repo + "/resolve/" + revision + "/" + path)).willReturn(aResponse()
-                    .withStatus(302)
-                    .withHeader("Location", cdn.baseUrl() + "/cdn/" + id + "?X-Amz-Signature=" + SIGNATURE)
-                    .withHeader("X-Repo-Commit", COMMIT)
-                    .withHeader("X-Linked-Etag", linkedEtag(content))
-                    .withHeader("ETag", linkedEtag(content))));
+            for (MappingBuilder method : List.of(get(urlPathEqualTo("/" + repo + "/resolve/" + revision + "/" + path)),
+                    head(urlPathEqualTo("/" + repo + "/resolve/" + revision + "/" + path)))) {
+                hub.stubFor(method.willReturn(aResponse()
+                        .withStatus(302)
+                        .withHeader("Location", cdn.baseUrl() + "/cdn/" + id + "?X-Amz-Signature=" + SIGNATURE)
+                        .withHeader("X-Repo-Commit", COMMIT)
+                        .withHeader("X-Linked-Etag", linkedEtag(content))
+                        .withHeader("X-Linked-Size", String.valueOf(content.length))
+                        .withHeader("ETag", linkedEtag(content))));
+            }
         }
         cdn.stubFor(get(urlPathEqualTo("/cdn/" + id)).willReturn(aResponse().withStatus(200)
                 .withHeader("ETag", CDN_ETAG).withBody(content).withTransformers(RangeServingTransformer.NAME)));

@@ -12,8 +12,10 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -133,6 +135,44 @@ class HubRepositoryTest {
                     () -> repositories.list(URI.create("hf://acme/bad")), body);
             assertEquals(ErrorCode.SERVER_ERROR, e.code(), body);
         }
+    }
+
+    @Test
+    void anAnswerThatIsNotUtf8OrTooDeepIsAServerError() {
+        // '{' then 00 00 00 00 04 00 00 00: jackson's detection would read it as UTF-32; here it is malformed UTF-8
+        byte[] utf32Lookalike = {'{', 0, 0, 0, 0, 4, 0, 0, 0, 'm', 'a', 'p', '"', ':', '[', ']', '}'};
+        byte[] latin1 = "{\"siblings\":[{\"rfilename\":\"caf\u00e9\"}]}".getBytes(StandardCharsets.ISO_8859_1);
+        byte[] deep = ("{\"x\":" + "[".repeat(100) + "]".repeat(100) + ",\"siblings\":[]}")
+                .getBytes(StandardCharsets.UTF_8);
+        byte[] nestedDuplicate = "{\"siblings\":[{\"rfilename\":\"a\",\"rfilename\":\"b\"}]}"
+                .getBytes(StandardCharsets.UTF_8);
+        for (byte[] body : List.of(utf32Lookalike, latin1, deep, nestedDuplicate)) {
+            HUB.hub.stubFor(get(urlPathEqualTo("/api/models/acme/bytes/revision/main")).willReturn(aResponse()
+                    .withStatus(200).withBody(body)));
+            StorageException e = assertThrows(StorageException.class,
+                    () -> repositories.list(URI.create("hf://acme/bytes")));
+            assertEquals(ErrorCode.SERVER_ERROR, e.code(), e.getMessage());
+        }
+    }
+
+    @Test
+    void aListingOfMoreCheckpointsThanTheCapIsRefusedAfterOneRequest() throws Exception {
+        List<String> files = new ArrayList<>();
+        for (int i = 0; i < 10_000; i++) {
+            files.add("f" + i + "/model.safetensors");
+        }
+        HUB.listing("acme/many", files);
+        InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                () -> repositories.list(URI.create("hf://acme/many")));
+        assertEquals(ErrorCode.INVALID_SOURCE, e.code());
+        assertTrue(e.getMessage().contains(String.valueOf(HubRepository.MAX_LISTING_CHECKPOINTS)), e.getMessage());
+        assertEquals(1, HUB.hubRequests().size());
+        assertEquals(0, HUB.cdnRequests().size());
+
+        files.subList(HubRepository.MAX_LISTING_CHECKPOINTS - 1, files.size()).clear();
+        HUB.listing("acme/enough", files);
+        assertEquals(HubRepository.MAX_LISTING_CHECKPOINTS - 1,
+                repositories.list(URI.create("hf://acme/enough")).checkpoints().size());
     }
 
     @Test

@@ -31,6 +31,7 @@ import java.time.Duration;
 import java.util.Arrays;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.head;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
@@ -138,13 +139,16 @@ class S3SourceMisbehaviourTest {
     }
 
     @Test
-    void aShortBodyIsRefused() throws Exception {
+    void aShortBodyIsResumedFromItsFirstMissingByteAtTheSameVersion() throws Exception {
         stubGet("short", aResponse().withStatus(206).withHeader("ETag", ETAG)
                 .withHeader("Content-Range", "bytes 0-99/1000").withBody(new byte[50]));
+        s3.server.stubFor(get(urlPathEqualTo("/" + WireMockS3.BUCKET + "/short")).atPriority(0)
+                .withHeader("Range", equalTo("bytes=50-99")).withHeader("If-Match", equalTo(ETAG))
+                .willReturn(aResponse().withStatus(206).withHeader("ETag", ETAG)
+                        .withHeader("Content-Range", "bytes 50-99/1000").withBody(new byte[50])));
         try (S3Source source = s3.open("short")) {
-            StorageException e = assertThrows(StorageException.class, () -> source.read(0, ByteBuffer.allocate(100)));
-            assertEquals(ErrorCode.TRUNCATED, e.code());
-            assertTrue(e.getMessage().contains("body ended after 50 of 100 promised bytes"), e.getMessage());
+            assertEquals(100, source.read(0, ByteBuffer.allocate(100)));
+            assertEquals(1, source.statistics().requests(), "the resumption is an attempt of the same request");
         }
     }
 

@@ -1,0 +1,134 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.core.FileDownload;
+import dev.safetensors.http.HubCache;
+import dev.safetensors.http.HubRepository;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonWriteFeature;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.StringWriter;
+import java.nio.file.Path;
+import java.util.List;
+
+/** {@code safetensors download}: every file of a checkpoint to a folder or into the Hugging Face cache, verified. */
+final class DownloadCommand implements Subcommand {
+    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+
+    private final PrintStream out;
+    private final PrintStream err;
+
+    final CommonOptions common = new CommonOptions();
+    final RemoteReadOptions remote = new RemoteReadOptions();
+    Path folder;
+    boolean cache;
+    boolean force;
+    String source;
+
+    /**
+     * @param out stdout
+     * @param err stderr
+     */
+    DownloadCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public CommandSpec spec() {
+        CommandSpec spec = new CommandSpec("download", List.of("Download every file of a checkpoint (a file, an index"
+                + " and its shards, or a Hub repository with its config.json files) to a folder (--out) or into the"
+                + " Hugging Face cache that huggingface_hub shares (--cache: HF_HUB_CACHE, else HF_HOME/hub, else"
+                + " ~/.cache/huggingface/hub).",
+                "Every header is validated before any payload is fetched: a checkpoint that fails is not downloaded"
+                        + " unless --force. Files come in parallel parts; an interrupted download is continued from"
+                        + " its partial file; the Hub's SHA-256 of each LFS file is verified before the file is"
+                        + " renamed into place. Nothing partial is ever left under a final name."),
+                List.of("", "Examples:",
+                        "  safetensors download hf://openai-community/gpt2 --cache",
+                        "  safetensors download hf://acme/model@main/model.safetensors.index.json --out model/",
+                        "  safetensors download s3://bucket/ckpt/model.safetensors.index.json --out ckpt/"));
+        common.declare(spec);
+        remote.declare(spec);
+        spec.option(OptionSpec.value("--out", "DIR", "Write the files under DIR, by their paths in the repository"
+                + " (or their names beside the index).", v -> folder = OptionValue.path(v)).alias("-o"));
+        spec.option(OptionSpec.flag("--cache", "Write hf:// files into the Hugging Face cache, where huggingface_hub"
+                + " and hf:// reads find them.", () -> cache = true));
+        spec.option(OptionSpec.flag("--force", "Download files whose header is invalid too.", () -> force = true));
+        spec.positional(new PositionalSpec("SOURCE", 1, 1, "A file, an index or a repository.", v -> source = v));
+        return spec;
+    }
+
+    @Override
+    public int call() {
+        if ((folder == null) == !cache) {
+            throw new UsageException("name one destination: --out DIR or --cache");
+        }
+        Output output = common.output(out, err);
+        try (ProgressBar bar = ProgressBar.start(err, 0, ProgressBar.Unit.BYTES, Terminal.stderr() && !common.json)) {
+            HubCache hubCache = cache ? HubCache.fromEnvironment() : null;
+            Downloader downloader = new Downloader(common.opener().asProvider(), cache ? hub() : null,
+                    common.limits(), remote.readOptions(), force, bar::grow, bar::advance);
+            List<Downloader.Done> done = cache ? downloader.toCache(source, hubCache)
+                    : downloader.toFolder(source, folder);
+            bar.printAbove(() -> done.forEach(d -> out.println(common.json ? json(d) : text(d))));
+            return 0;
+        } catch (IOException | RuntimeException e) {
+            Failure failure = Failure.from(e, Location.parse(source).text());
+            err.println("safetensors download: " + Location.parse(source).text() + ": "
+                    + Sanitized.line(failure.message(), 2000) + " [" + failure.code() + "]");
+            if (common.debug) {
+                err.print(Sanitized.stackTrace(e));
+            }
+            return failure.status().exitCode();
+        }
+    }
+
+    private static HubRepository hub() throws InvalidLocationException {
+        try {
+            return new HubRepository();
+        } catch (IllegalArgumentException e) {
+            throw new InvalidLocationException(ErrorCode.INVALID_ENDPOINT, "HF_ENDPOINT: " + e.getMessage());
+        }
+    }
+
+    private static String text(Downloader.Done d) {
+        FileDownload.Result r = d.result();
+        if (r == null || r.skipped()) {
+            return "present     " + d.path() + "  (" + Sanitized.line(d.source(), 2000) + ")";
+        }
+        return "downloaded  " + d.path() + "  " + r.size() + " bytes"
+                + (r.resumedFrom() > 0 ? ", resumed from " + r.resumedFrom() : "")
+                + ", " + r.cost().requests() + " requests"
+                + (r.verified() ? ", sha256 verified" : r.sha256().map(s -> ", sha256 " + s).orElse(""));
+    }
+
+    private static String json(Downloader.Done d) {
+        StringWriter w = new StringWriter();
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
+            FileDownload.Result r = d.result();
+            g.writeStartObject();
+            g.writeStringProperty("kind", "download");
+            g.writeStringProperty("source", d.source());
+            g.writeStringProperty("path", d.path().toString());
+            g.writeStringProperty("status", r == null || r.skipped() ? "present" : "downloaded");
+            if (r != null) {
+                g.writeNumberProperty("size", r.size());
+                g.writeNumberProperty("resumed_from", r.resumedFrom());
+                g.writeNumberProperty("fetched", r.fetched());
+                g.writeNumberProperty("requests", r.cost().requests());
+                if (r.sha256().isPresent()) {
+                    g.writeStringProperty("sha256", r.sha256().get());
+                }
+                g.writeBooleanProperty("verified", r.verified());
+            }
+            g.writeEndObject();
+        }
+        return w.toString();
+    }
+}

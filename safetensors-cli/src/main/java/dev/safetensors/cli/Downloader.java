@@ -1,0 +1,232 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Limits;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.core.CheckpointFiles;
+import dev.safetensors.core.FileDownload;
+import dev.safetensors.core.ReadOptions;
+import dev.safetensors.core.Safetensors;
+import dev.safetensors.core.Sources;
+import dev.safetensors.http.HubCache;
+import dev.safetensors.http.HubFileMetadata;
+import dev.safetensors.http.HubRepository;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Optional;
+import java.util.Set;
+import java.util.function.LongConsumer;
+
+/**
+ * What {@code safetensors download} does, apart from its command line: finds every file of the checkpoints a
+ * location names (a file, an index and its shards, a Hub repository and its {@code config.json}s), validates every
+ * {@code .safetensors} header before any payload is fetched, then downloads each file with {@link FileDownload}
+ * into a folder or into the Hugging Face cache ({@link HubCache}).
+ *
+ * <p>Into the cache, each Hub file costs one {@code HEAD} (its commit and blob name, as {@code huggingface_hub}
+ * asks) unless the commit's snapshot already holds it (then nothing), and is verified against the Hub's SHA-256 when
+ * it is an LFS file. Into a folder, the SHA-256 the source reports ({@code X-Linked-Etag}) is verified the same way.
+ */
+final class Downloader {
+    /** One file done. */
+    record Done(String source, Path path, FileDownload.Result result) {
+    }
+
+    private final RandomAccessSourceProvider provider;
+    private final HubRepository hub;
+    private final Limits limits;
+    private final ReadOptions options;
+    private final boolean force;
+    private final LongConsumer grow;
+    private final LongConsumer advance;
+
+    /**
+     * @param provider opens every source and lists repositories
+     * @param hub      asks the Hub for a file's commit and blob name (for {@code --cache}), or {@code null}
+     * @param limits   the header limits
+     * @param options  parallel parts
+     * @param force    download files whose header is invalid
+     * @param grow     told the size of each file about to be fetched
+     * @param advance  told each byte count fetched
+     */
+    Downloader(RandomAccessSourceProvider provider, HubRepository hub, Limits limits, ReadOptions options,
+               boolean force, LongConsumer grow, LongConsumer advance) {
+        this.provider = provider;
+        this.hub = hub;
+        this.limits = limits;
+        this.options = options;
+        this.force = force;
+        this.grow = grow;
+        this.advance = advance;
+    }
+
+    /**
+     * @param location a file, an index or a repository
+     * @return every file of its checkpoints, the index first, then shards, then {@code config.json}
+     * @throws IOException if the location names nothing or a listing or index fails
+     */
+    List<String> files(String location) throws IOException {
+        Set<String> files = new LinkedHashSet<>();
+        for (CheckpointFiles c : CheckpointFiles.locateAll(location, provider)) {
+            files.add(c.file());
+            files.addAll(c.shards());
+            c.config().ifPresent(files::add);
+        }
+        return List.copyOf(files);
+    }
+
+    /**
+     * @param location what the user named, for the relative names of files in a repository or beside an index
+     * @param out      the folder
+     * @return what was done, file by file
+     * @throws IOException at the first failure; files already done stay
+     */
+    List<Done> toFolder(String location, Path out) throws IOException {
+        List<String> files = files(location);
+        List<RandomAccessSource> sources = openAndCheck(files);
+        List<Done> done = new ArrayList<>();
+        try {
+            for (int i = 0; i < files.size(); i++) {
+                Path target = out.resolve(relative(location, files.get(i)));
+                FileDownload.Result r = run(sources.get(i), s -> new FileDownload.Placement(target,
+                        target.resolveSibling("." + target.getFileName() + ".incomplete"), publishedSha256(s)));
+                done.add(new Done(files.get(i), target, r));
+            }
+        } finally {
+            closeAll(sources);
+        }
+        return done;
+    }
+
+    /**
+     * @param location an {@code hf://} file, index or repository
+     * @param cache    the cache to fill
+     * @return what was done, file by file (the snapshot path of each)
+     * @throws IOException at the first failure; files already done stay linked
+     */
+    List<Done> toCache(String location, HubCache cache) throws IOException {
+        URI asked = Sources.asUri(location);
+        if (asked == null || !"hf".equalsIgnoreCase(asked.getScheme())) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location + ": --cache takes an hf://"
+                    + " location; the Hugging Face cache holds Hub files only");
+        }
+        if (cache.offline()) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location + ": HF_HUB_OFFLINE is set, so"
+                    + " nothing can be downloaded");
+        }
+        List<String> files = files(location);
+        List<Done> done = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        for (String f : files) {
+            URI uri = URI.create(f);
+            Optional<String> commit = cache.knownCommit(uri).filter(HubCache::isCommit);
+            Optional<Path> cached = commit.isPresent() && HubCache.isCommit(commit.get())
+                    && f.contains("@" + commit.get()) ? cache.cachedFile(uri, commit.get()) : Optional.empty();
+            if (cached.isPresent()) {
+                done.add(new Done(f, cached.get(), null));
+            } else {
+                missing.add(f);
+            }
+        }
+        List<RandomAccessSource> sources = openAndCheck(missing);
+        try {
+            for (int i = 0; i < missing.size(); i++) {
+                URI uri = URI.create(missing.get(i));
+                HubFileMetadata meta = hub.metadata(uri);
+                Path blob = cache.blob(uri, meta.etag());
+                FileDownload.Result r = run(sources.get(i), s -> new FileDownload.Placement(blob,
+                        blob.resolveSibling(blob.getFileName() + ".incomplete"),
+                        meta.sha256().or(() -> publishedSha256(s))));
+                Path pointer = cache.link(uri, meta.commit(), meta.etag());
+                cache.recordRef(asked, meta.commit());
+                done.add(new Done(missing.get(i), pointer, r));
+            }
+        } finally {
+            closeAll(sources);
+        }
+        return done;
+    }
+
+    /** Opens every file and validates every header before any payload is fetched. */
+    private List<RandomAccessSource> openAndCheck(List<String> files) throws IOException {
+        List<RandomAccessSource> sources = new ArrayList<>();
+        try {
+            for (String f : files) {
+                RandomAccessSource s = provider.open(Sources.asUri(f) != null ? Sources.asUri(f)
+                        : Path.of(f).toUri());
+                sources.add(s);
+                if (f.endsWith(".safetensors")) {
+                    try {
+                        Safetensors.readHeader(s, limits);
+                    } catch (IOException e) {
+                        if (!force || !(e instanceof dev.safetensors.InvalidHeaderException)) {
+                            throw e;
+                        }
+                    }
+                }
+            }
+        } catch (IOException | RuntimeException e) {
+            closeAll(sources);
+            throw e;
+        }
+        return sources;
+    }
+
+    private FileDownload.Result run(RandomAccessSource source, FileDownload.Placer placer) throws IOException {
+        grow.accept(source.size());
+        long[] seen = {-1};
+        return FileDownload.builder(source, placer).limits(limits).readOptions(options).force(force)
+                .headerChecked(true).progress(held -> {
+                    if (seen[0] >= 0) {
+                        advance.accept(held - seen[0]);
+                    } else {
+                        advance.accept(held);
+                    }
+                    seen[0] = held;
+                }).build().run();
+    }
+
+    /** The SHA-256 a source reports the store published for it ({@code X-Linked-Etag}), when it is one. */
+    private static Optional<String> publishedSha256(RandomAccessSource s) {
+        String linked = s.attributes().get("linked_etag");
+        if (linked == null) {
+            return Optional.empty();
+        }
+        String hex = HubCache.normalizeEtag(linked).toLowerCase(Locale.ROOT);
+        return hex.matches("[0-9a-f]{64}") ? Optional.of(hex) : Optional.empty();
+    }
+
+    /** A file's name under the output folder: its path in the repository, or its name beside the index. */
+    private static String relative(String location, String file) throws IOException {
+        URI uri = Sources.asUri(file);
+        if (uri != null && "hf".equalsIgnoreCase(uri.getScheme())) {
+            return HubCache.pathInRepository(uri);
+        }
+        String path = uri == null ? file : uri.getPath();
+        int slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf(java.io.File.separatorChar));
+        String name = path.substring(slash + 1);
+        if (name.isEmpty() || name.equals(".") || name.equals("..")) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location + ": cannot name a local file"
+                    + " after " + file);
+        }
+        return name;
+    }
+
+    private static void closeAll(List<RandomAccessSource> sources) {
+        for (RandomAccessSource s : sources) {
+            try {
+                s.close();
+            } catch (IOException ignored) {
+                // closing a read-only source loses nothing
+            }
+        }
+    }
+}

@@ -1,0 +1,196 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidHeaderException;
+import dev.safetensors.Limits;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.core.CheckpointFiles;
+import dev.safetensors.core.ReadOptions;
+import dev.safetensors.core.Safetensors;
+import dev.safetensors.http.HttpSettings;
+import dev.safetensors.http.HttpSourceProvider;
+import dev.safetensors.http.HubCache;
+import dev.safetensors.http.HubRepository;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code safetensors download}'s work against the fake Hub: a sharded repository downloaded into a cache folder is
+ * then read with 0 requests to the Hub, in the layout huggingface_hub reads; to a folder, every file verified; a
+ * checkpoint whose header fails is not downloaded.
+ */
+class DownloadTest {
+    private static final String REPO = "acme/two";
+    private static final List<String> FILES = List.of("config.json", "model-00001-of-00002.safetensors",
+            "model-00002-of-00002.safetensors", "model.safetensors.index.json");
+
+    @TempDir
+    Path dir;
+    private FakeHub hub;
+    private HttpSettings settings;
+
+    @BeforeEach
+    void start() throws Exception {
+        Path served = dir.resolve("served");
+        Fixtures.twoShards(served.resolve(REPO));
+        Fixtures.write(served.resolve(REPO), "config.json", "{\"model_type\":\"two\"}");
+        hub = new FakeHub(served);
+        hub.repository(REPO, FILES);
+        settings = HttpSettings.builder().hubEndpoint(URI.create(hub.endpoint()))
+                .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(10)).build();
+    }
+
+    @AfterEach
+    void stop() throws Exception {
+        hub.stop();
+    }
+
+    private Downloader downloader(HttpSourceProvider provider, AtomicLong bytes) {
+        return new Downloader(provider, new HubRepository(settings), Limits.DEFAULT,
+                ReadOptions.builder().parallelism(4).partSizeBytes(ReadOptions.MIN_PART_SIZE_BYTES).build(), false,
+                n -> { }, bytes::addAndGet);
+    }
+
+    @Test
+    void aRepositoryDownloadedIntoTheCacheIsThenReadWithoutARequest() throws Exception {
+        HubCache cache = new HubCache(dir.resolve("cache"), false);
+        AtomicLong bytes = new AtomicLong();
+        List<Downloader.Done> done;
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            done = downloader(provider, bytes).toCache("hf://" + REPO, cache);
+        }
+        assertEquals(4, done.size(), done.toString());
+        Path repo = dir.resolve("cache/models--acme--two");
+        assertEquals(FakeHub.COMMIT, Files.readString(repo.resolve("refs/main")));
+        for (Downloader.Done d : done) {
+            assertTrue(Files.isSymbolicLink(d.path()), d.path().toString());
+            String name = d.path().getFileName().toString();
+            assertArrayEquals(Files.readAllBytes(dir.resolve("served").resolve(REPO).resolve(name)),
+                    Files.readAllBytes(d.path()));
+            assertTrue(d.result().verified(), "the Hub's SHA-256 checked: " + name);
+            assertEquals(Fixtures.sha256(d.path()), Files.readSymbolicLink(d.path()).getFileName().toString(),
+                    "blobs are named by their SHA-256, as huggingface_hub names LFS blobs");
+        }
+        long total = 0;
+        for (String f : FILES) {
+            total += Files.size(dir.resolve("served").resolve(REPO).resolve(f));
+        }
+        assertEquals(total, bytes.get(), "every byte once");
+
+        int hubBefore = hub.hubRequests();
+        int cdnBefore = hub.cdnRequests();
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            List<CheckpointFiles> checkpoints = CheckpointFiles.locateAll("hf://" + REPO + "@" + FakeHub.COMMIT,
+                    provider);
+            assertEquals(1, checkpoints.size());
+            assertEquals(2, checkpoints.get(0).shards().size());
+            for (String shard : checkpoints.get(0).shards()) {
+                try (RandomAccessSource s = provider.open(URI.create(shard))) {
+                    assertFalse(Safetensors.readHeader(s).tensors().isEmpty());
+                    assertEquals(0, s.statistics().requests());
+                }
+            }
+        }
+        assertEquals(hubBefore, hub.hubRequests(), "no request to the Hub");
+        assertEquals(cdnBefore, hub.cdnRequests(), "no request to the CDN");
+
+        // a second download finds everything in place and fetches nothing
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            List<Downloader.Done> again = downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@"
+                    + FakeHub.COMMIT, cache);
+            assertTrue(again.stream().allMatch(d -> d.result() == null), again.toString());
+        }
+        assertEquals(cdnBefore, hub.cdnRequests());
+    }
+
+    @Test
+    void anInterruptedDownloadIntoTheCacheResumesFromItsPartialBlobAndVerifies() throws Exception {
+        Path shard = dir.resolve("served").resolve(REPO).resolve(FILES.get(1));
+        byte[] bytes = Files.readAllBytes(shard);
+        String sha = Fixtures.sha256(shard);
+        HubCache cache = new HubCache(dir.resolve("cache"), false);
+        Path blobs = dir.resolve("cache/models--acme--two/blobs");
+        Files.createDirectories(blobs);
+        int half = bytes.length / 2;
+        // what an interrupted run leaves: the first half under the blob's partial name
+        Files.write(blobs.resolve(sha + ".incomplete"), java.util.Arrays.copyOf(bytes, half));
+        AtomicLong fetched = new AtomicLong();
+        List<Downloader.Done> done;
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            done = downloader(provider, fetched).toCache("hf://" + REPO + "@" + FakeHub.COMMIT, cache);
+        }
+        Downloader.Done resumed = done.stream().filter(d -> d.source().endsWith(FILES.get(1))).findFirst()
+                .orElseThrow();
+        assertEquals(half, resumed.result().resumedFrom());
+        assertEquals(bytes.length - half, resumed.result().fetched());
+        assertTrue(resumed.result().verified());
+        assertArrayEquals(bytes, Files.readAllBytes(resumed.path()));
+        assertFalse(Files.exists(blobs.resolve(sha + ".incomplete")));
+
+        // a partial blob that holds wrong bytes fails the digest, is deleted, and the next run starts over
+        Path other = dir.resolve("served").resolve(REPO).resolve(FILES.get(2));
+        String otherSha = Fixtures.sha256(other);
+        Files.delete(blobs.resolve(otherSha));
+        Files.write(blobs.resolve(otherSha + ".incomplete"), new byte[] {1, 2, 3});
+        Files.delete(dir.resolve("cache/models--acme--two/snapshots/" + FakeHub.COMMIT + "/" + FILES.get(2)));
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            dev.safetensors.SourceChangedException e = assertThrows(dev.safetensors.SourceChangedException.class,
+                    () -> downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@" + FakeHub.COMMIT,
+                            cache));
+            assertEquals(ErrorCode.SOURCE_CHANGED, e.code());
+            assertFalse(Files.exists(blobs.resolve(otherSha + ".incomplete")));
+            downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@" + FakeHub.COMMIT, cache);
+        }
+        assertArrayEquals(Files.readAllBytes(other), Files.readAllBytes(blobs.resolve(otherSha)));
+    }
+
+    @Test
+    void aRepositoryDownloadedToAFolderIsVerifiedFileByFile() throws Exception {
+        Path out = dir.resolve("out");
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
+            List<Downloader.Done> done = downloader(provider, new AtomicLong()).toFolder("hf://" + REPO, out);
+            assertEquals(4, done.size());
+            assertTrue(done.stream().allMatch(d -> d.result().verified()), done.toString());
+        }
+        for (String f : FILES) {
+            assertArrayEquals(Files.readAllBytes(dir.resolve("served").resolve(REPO).resolve(f)),
+                    Files.readAllBytes(out.resolve(f)), f);
+        }
+        try (var listing = Files.list(out)) {
+            assertTrue(listing.noneMatch(p -> p.getFileName().toString().endsWith(".incomplete")));
+        }
+    }
+
+    @Test
+    void aCheckpointWhoseHeaderFailsIsNotDownloaded() throws Exception {
+        Path served = dir.resolve("served").resolve(REPO);
+        byte[] shard = Files.readAllBytes(served.resolve(FILES.get(2)));
+        shard[8] = '[';
+        Files.write(served.resolve(FILES.get(2)), shard);
+        hub.repository(REPO, FILES);
+        Path out = dir.resolve("out");
+        int cdnBefore = hub.cdnRequests();
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
+            InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
+                    () -> downloader(provider, new AtomicLong()).toFolder("hf://" + REPO, out));
+            assertEquals(ErrorCode.HEADER_START, e.code());
+        }
+        assertFalse(Files.exists(out), "nothing written");
+        assertTrue(hub.cdnRequests() - cdnBefore <= 3, "headers only: " + (hub.cdnRequests() - cdnBefore));
+    }
+}

@@ -1,0 +1,115 @@
+package dev.safetensors.http;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.ErrorCoded;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RepositoryListing;
+import dev.safetensors.SourceNotFoundException;
+import dev.safetensors.spi.SourceNames;
+
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/**
+ * Finds {@code hf://} files and listings in a {@link HubCache} the way {@code huggingface_hub}'s
+ * {@code hf_hub_download} and {@code snapshot_download} do, and falls back to the Hub for what the cache lacks:
+ * <ul>
+ *   <li>a commit: {@code snapshots/COMMIT/PATH}, no request;</li>
+ *   <li>a branch or tag, offline: the commit in {@code refs/REVISION}, no request; nothing cached is
+ *       {@link SourceNotFoundException};</li>
+ *   <li>a branch or tag, online, when the cache has a folder for the repository: one {@code HEAD} to resolve it, then
+ *       the snapshot or the blob named by the ETag; a failed {@code HEAD} (network, server error) falls back to
+ *       {@code refs/}, as {@code huggingface_hub} does. A repository the cache has no folder for costs nothing
+ *       here.</li>
+ * </ul>
+ */
+final class HubCacheReader {
+    /** Opens a Hub file remotely, pinned to a commit when one is known. */
+    @FunctionalInterface
+    interface Remote {
+        RandomAccessSource open(HubPath file) throws IOException;
+    }
+
+    /** Supplies the lister lazily: an offline read never builds a transport. */
+    @FunctionalInterface
+    interface Repositories {
+        HubRepository get() throws IOException;
+    }
+
+    private final HubCache cache;
+    private final Repositories repositories;
+
+    HubCacheReader(HubCache cache, Repositories repositories) {
+        this.cache = cache;
+        this.repositories = repositories;
+    }
+
+    RandomAccessSource open(URI uri, HubPath at, Remote remote) throws IOException {
+        String name = SourceNames.redact(uri);
+        Optional<String> known = cache.knownCommit(at);
+        if (HubCache.isCommit(at.revision()) || cache.offline()) {
+            if (known.isPresent()) {
+                Optional<Path> file = cache.cachedFile(at, known.get());
+                if (file.isPresent()) {
+                    return CachedHubFile.open(name, file.get(), at.at(known.get()));
+                }
+            }
+            if (cache.offline()) {
+                throw new SourceNotFoundException(name, "HF_HUB_OFFLINE is set and the file is not in the Hugging"
+                        + " Face cache at " + cache.root() + (known.isPresent() ? "" : " (no ref for revision "
+                        + at.revision() + ")"));
+            }
+            return remote.open(at);
+        }
+        if (!Files.isDirectory(cache.folder(at))) {
+            return remote.open(at);
+        }
+        HubFileMetadata meta;
+        try {
+            meta = repositories.get().metadata(uri);
+        } catch (IOException e) {
+            ErrorCode code = e instanceof ErrorCoded c ? c.code() : ErrorCode.NETWORK;
+            boolean transient_ = code == ErrorCode.NETWORK || code == ErrorCode.TIMEOUT
+                    || code == ErrorCode.SERVER_ERROR;
+            Optional<Path> fallback = known.flatMap(c -> cache.cachedFile(at, c));
+            if (transient_ && fallback.isPresent()) {
+                return CachedHubFile.open(name, fallback.get(), at.at(known.get()));
+            }
+            throw e;
+        }
+        HubPath pinned = at.at(meta.commit());
+        Optional<Path> file = cache.cachedFile(at, meta.commit());
+        if (file.isPresent()) {
+            return CachedHubFile.open(name, file.get(), pinned);
+        }
+        Path blob = cache.blob(at, meta.etag());
+        if (Files.isRegularFile(blob)) {
+            return CachedHubFile.open(name, blob, pinned);
+        }
+        return remote.open(pinned);
+    }
+
+    /**
+     * @return the listing from the cache when the revision is a commit whose snapshot is there, or offline from the
+     *         ref's snapshot; empty when the Hub must be asked
+     */
+    Optional<RepositoryListing> list(URI location, HubPath at) throws IOException {
+        boolean commit = HubCache.isCommit(at.revision());
+        if (!commit && !cache.offline()) {
+            return Optional.empty();
+        }
+        Optional<String> known = cache.knownCommit(at);
+        Path snapshot = known.map(c -> cache.folder(at).resolve("snapshots").resolve(c)).orElse(null);
+        if (snapshot != null && Files.isDirectory(snapshot)) {
+            return Optional.of(HubRepository.listSnapshot(location, known.get(), snapshot));
+        }
+        if (cache.offline()) {
+            throw new SourceNotFoundException(SourceNames.redact(location), "HF_HUB_OFFLINE is set and the"
+                    + " repository is not in the Hugging Face cache at " + cache.root());
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,161 @@
+package dev.safetensors.http;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RepositoryListing;
+import dev.safetensors.SourceNotFoundException;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The Hugging Face cache shared with {@code huggingface_hub}: a cache folder laid out as {@code file_download.py}
+ * writes it is read without requests at a commit and offline, with one HEAD at a branch; what this class links is
+ * laid out the same way.
+ */
+class HubCacheTest {
+    private static final FakeHub HUB = new FakeHub();
+    private static final String C = FakeHub.COMMIT;
+    private static final byte[] BYTES = "sixteen bytes!!!".getBytes(StandardCharsets.US_ASCII);
+
+    @TempDir
+    Path root;
+
+    @BeforeEach
+    void reset() {
+        HUB.reset();
+    }
+
+    @AfterAll
+    static void stop() {
+        HUB.close();
+    }
+
+    /** Lays out {@code models--acme--cached} as huggingface_hub does: blob by SHA-256, relative link, ref. */
+    private String pythonLayout() throws Exception {
+        String sha = FakeHub.linkedEtag(BYTES).replace("\"", "");
+        Path repo = root.resolve("models--acme--cached");
+        Files.createDirectories(repo.resolve("blobs"));
+        Files.write(repo.resolve("blobs").resolve(sha), BYTES);
+        Path snapshot = repo.resolve("snapshots").resolve(C);
+        Files.createDirectories(snapshot.resolve("unet"));
+        Files.createSymbolicLink(snapshot.resolve("model.safetensors"), Path.of("../../blobs/" + sha));
+        Files.createSymbolicLink(snapshot.resolve("unet/model.safetensors"), Path.of("../../../blobs/" + sha));
+        Files.createDirectories(repo.resolve("refs"));
+        Files.writeString(repo.resolve("refs/main"), C);
+        return sha;
+    }
+
+    private static byte[] readAll(RandomAccessSource s) throws Exception {
+        ByteBuffer b = ByteBuffer.allocate((int) s.size());
+        s.readFully(0, b);
+        return b.array();
+    }
+
+    @Test
+    void aPythonCacheIsReadAtACommitWithoutARequest() throws Exception {
+        String sha = pythonLayout();
+        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, false));
+             RandomAccessSource s = p.open(URI.create("hf://acme/cached@" + C + "/model.safetensors"))) {
+            assertArrayEquals(BYTES, readAll(s));
+            assertEquals(sha, s.attributes().get("linked_etag"));
+            assertEquals(C, s.attributes().get("revision"));
+            RepositoryListing listing = p.listCheckpoints(URI.create("hf://acme/cached@" + C)).orElseThrow();
+            assertEquals(List.of("", "unet"), listing.checkpoints().stream().map(c -> c.folder()).toList());
+            assertEquals(0, listing.cost().requests());
+        }
+        assertEquals(0, HUB.hubRequests().size());
+        assertEquals(0, HUB.cdnRequests().size());
+    }
+
+    @Test
+    void aBranchCostsOneHeadOnlineAndNothingOffline() throws Exception {
+        pythonLayout();
+        HUB.publish("acme/cached", "model.safetensors", BYTES);
+        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, false));
+             RandomAccessSource s = p.open(URI.create("hf://acme/cached/model.safetensors"))) {
+            assertArrayEquals(BYTES, readAll(s));
+        }
+        assertEquals(1, HUB.hubRequests().size());
+        assertEquals("HEAD", HUB.hubRequests().get(0).getMethod().getName());
+        assertEquals(0, HUB.cdnRequests().size());
+
+        HUB.reset();
+        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, true))) {
+            try (RandomAccessSource s = p.open(URI.create("hf://acme/cached/unet/model.safetensors"))) {
+                assertArrayEquals(BYTES, readAll(s));
+            }
+            SourceNotFoundException missing = assertThrows(SourceNotFoundException.class,
+                    () -> p.open(URI.create("hf://acme/cached/absent.safetensors")));
+            assertEquals(ErrorCode.NOT_FOUND, missing.code());
+            assertTrue(missing.getMessage().contains("HF_HUB_OFFLINE"), missing.getMessage());
+            assertEquals(2, p.listCheckpoints(URI.create("hf://acme/cached")).orElseThrow().checkpoints().size());
+        }
+        assertEquals(0, HUB.hubRequests().size());
+    }
+
+    @Test
+    void aFileNotCachedIsReadFromTheHubPinnedToTheResolvedCommit() throws Exception {
+        pythonLayout();
+        byte[] other = "other bytes".getBytes(StandardCharsets.US_ASCII);
+        HUB.publish("acme/cached", "other.safetensors", other);
+        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, false));
+             RandomAccessSource s = p.open(URI.create("hf://acme/cached/other.safetensors"))) {
+            assertArrayEquals(other, readAll(s));
+        }
+        assertEquals("HEAD", HUB.hubRequests().get(0).getMethod().getName());
+        assertTrue(HUB.hubRequests().get(1).getUrl().contains("/resolve/" + C + "/"), "pinned to the commit");
+        HUB.reset();
+        HUB.publish("acme/cached", "same.safetensors", BYTES);
+        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, false));
+             RandomAccessSource s = p.open(URI.create("hf://acme/cached/same.safetensors"))) {
+            assertArrayEquals(BYTES, readAll(s));
+        }
+        assertEquals(1, HUB.hubRequests().size(), "a blob already cached under its SHA-256 is not fetched again");
+        assertEquals(0, HUB.cdnRequests().size());
+    }
+
+    @Test
+    void linkWritesWhatHuggingFaceHubReads() throws Exception {
+        HubCache cache = new HubCache(root, false);
+        URI file = URI.create("hf://datasets/acme/data/sub/x.safetensors");
+        Path blob = cache.blob(file, "abc123");
+        Files.createDirectories(blob.getParent());
+        Files.write(blob, BYTES);
+        Path pointer = cache.link(file, C, "abc123");
+        assertEquals(root.resolve("datasets--acme--data/snapshots/" + C + "/sub/x.safetensors"), pointer);
+        assertEquals(Path.of("../../../blobs/abc123"), Files.readSymbolicLink(pointer));
+        assertEquals(C, Files.readString(root.resolve("datasets--acme--data/refs/main")));
+        assertArrayEquals(BYTES, Files.readAllBytes(pointer));
+        assertEquals(C, cache.knownCommit(URI.create("hf://datasets/acme/data/sub/x.safetensors")).orElseThrow());
+    }
+
+    @Test
+    void theRootAndOfflineFlagFollowHuggingFaceHubsEnvironment() {
+        Path home = Path.of("/home/u");
+        assertEquals(Path.of("/c"), HubCache.fromEnvironment(Map.of("HF_HUB_CACHE", "/c", "HF_HOME", "/h"), home).root());
+        assertEquals(Path.of("/h/hub"), HubCache.fromEnvironment(Map.of("HF_HOME", "/h"), home).root());
+        assertEquals(Path.of("/x/huggingface/hub"),
+                HubCache.fromEnvironment(Map.of("XDG_CACHE_HOME", "/x"), home).root());
+        assertEquals(Path.of("/home/u/.cache/huggingface/hub"), HubCache.fromEnvironment(Map.of(), home).root());
+        assertTrue(HubCache.fromEnvironment(Map.of("HF_HUB_OFFLINE", "yes"), home).offline());
+        assertTrue(HubCache.fromEnvironment(Map.of("HF_HUB_OFFLINE", "1"), home).offline());
+        assertFalse(HubCache.fromEnvironment(Map.of("HF_HUB_OFFLINE", "0"), home).offline());
+        assertEquals("abc", HubCache.normalizeEtag("W/\"abc\""));
+    }
+}
