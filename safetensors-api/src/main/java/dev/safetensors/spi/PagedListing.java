@@ -115,6 +115,27 @@ public abstract class PagedListing implements Listing {
         return new StorageException(ErrorCode.INVALID_LISTING, name, detail);
     }
 
+    /**
+     * @param status an HTTP status that is not a success
+     * @return the failure it means for a listing: {@link ErrorCode#NOT_FOUND} (404, 410, a missing bucket),
+     *         {@link ErrorCode#ACCESS_DENIED} (401, 403: the listing permission is missing),
+     *         {@link ErrorCode#SERVER_ERROR} (5xx, 429), {@link ErrorCode#INVALID_LISTING} otherwise
+     */
+    protected final IOException statusFailure(int status) {
+        String said = "the listing request was answered " + status;
+        if (status == 404 || status == 410) {
+            return new dev.safetensors.SourceNotFoundException(name, said + ": no such bucket or repository");
+        }
+        if (status == 401 || status == 403) {
+            return new dev.safetensors.SourceAccessDeniedException(name, said + ": listing is not allowed; check"
+                    + " the credentials and the listing permission (s3:ListBucket, storage.objects.list)");
+        }
+        if (status >= 500 || status == 429) {
+            return new StorageException(ErrorCode.SERVER_ERROR, name, said);
+        }
+        return invalid(said);
+    }
+
     @Override
     public final boolean hasNext() throws IOException {
         while (!closed) {
