@@ -43,6 +43,12 @@ final class SourceOpener {
      * Builds the registry on the first remote source: a run over local files never loads a cloud SDK class. The
      * command's own S3 provider comes first, so the installed one is never created; the registry lives for the run.
      */
+    /** @return the registry of this run, built on first use; it lists folders and prefixes */
+    synchronized SourceRegistry registry() {
+        providers();
+        return registry;
+    }
+
     private synchronized List<RandomAccessSourceProvider> providers() {
         if (registry == null) {
             SourceRegistry.Builder builder = SourceRegistry.builder();
