@@ -10,7 +10,7 @@ import java.util.regex.PatternSyntaxException;
 
 /**
  * A glob matched against one file name (the last segment of a location, never the folders above it), with the
- * syntax of {@link java.nio.file.FileSystem#getPathMatcher}: {@code *}, {@code ?}, {@code [abc]}, {@code {a,b}}.
+ * syntax of {@link java.nio.file.FileSystem#getPathMatcher}: {@code *}, {@code ?}, {@code [abc]}, {@code &#123;a,b&#125;}.
  * The command's {@code --include}/{@code --exclude} and the Spark source's {@code pathGlobFilter} use it, so a
  * pattern means the same in both. Immutable.
  */
@@ -31,7 +31,7 @@ public final class NameGlob {
     /**
      * @param glob the pattern
      * @return the compiled pattern
-     * @throws IllegalArgumentException if the pattern is empty or malformed (an unclosed {@code [} or {@code {}),
+     * @throws IllegalArgumentException if the pattern is empty or malformed (an unclosed bracket or brace),
      *                                  with the pattern and the reason in its message
      */
     public static NameGlob compile(String glob) {
