@@ -80,6 +80,13 @@ public enum ErrorCode {
     ACCESS_DENIED,
     /** The location names something that is not a regular file: a directory, a FIFO, a device. */
     NOT_A_FILE,
+    /** The location cannot be listed: its storage has no listing call (plain {@code http(s)} URLs). */
+    NOT_LISTABLE,
+    /**
+     * A listing the storage answered is malformed or does not end: a page larger than asked, an entry outside the
+     * prefix, a continuation token repeated, more pages or entries than {@link ListOptions} allows.
+     */
+    INVALID_LISTING,
     /** The location is malformed for its scheme (an {@code s3://} without a key, a port out of range). */
     INVALID_SOURCE,
     /** A configured endpoint ({@code HF_ENDPOINT}, an S3 endpoint) is not a usable http(s) URL. */

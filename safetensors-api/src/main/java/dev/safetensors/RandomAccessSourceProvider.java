@@ -57,4 +57,20 @@ public interface RandomAccessSourceProvider {
     default Location sibling(Location file, String name, SourceIdentity identity) {
         return file.sibling(name);
     }
+
+    /**
+     * Lists a folder or a prefix, lazily and page by page (see {@link Listing}). The default, for storage with no
+     * listing call (plain {@code http(s)} URLs), fails with {@link ErrorCode#NOT_LISTABLE}.
+     *
+     * @param prefix  a location this provider {@linkplain #supports supports}, naming a folder or prefix; a prefix
+     *                not ending in {@code /} is listed as if it did
+     * @param options recursion, page size and bounds
+     * @return the listing; the caller closes it
+     * @throws IOException an {@link InvalidLocationException} with {@link ErrorCode#NOT_LISTABLE} by default; a
+     *                     coded failure if the location is malformed or the first page cannot be requested
+     */
+    default Listing list(Location prefix, ListOptions options) throws IOException {
+        throw new InvalidLocationException(ErrorCode.NOT_LISTABLE, prefix.display() + ": this storage cannot be"
+                + " listed; name each file, or give them with --from-file");
+    }
 }

@@ -1,6 +1,9 @@
 package dev.safetensors.cli;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.Map;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -15,6 +18,9 @@ import java.util.function.Consumer;
  * shards while holding a thread.
  */
 final class Batch {
+    /** Files in flight or waiting to be printed, per job: enough to keep every job busy while one is slow. */
+    static final int WINDOW_PER_JOB = 4;
+
     private final int jobs;
     private final Runnable afterEach;
 
@@ -34,37 +40,58 @@ final class Batch {
      * @return the worst verdict over all results; {@link Status#VALID} for none
      */
     Status run(List<Target> targets, FileCheck check, Consumer<SourceResult> sink) {
+        return run(targets.iterator(), check, sink);
+    }
+
+    /**
+     * Streams: targets are taken from the iterator only while fewer than {@value #WINDOW_PER_JOB} files per job are
+     * in flight or waiting to be printed, so memory stays flat however many targets there are.
+     *
+     * @param targets the expanded sources, produced lazily
+     * @param check   the work per file
+     * @param sink    receives every result, in order, on the calling thread
+     * @return the worst verdict over all results; {@link Status#VALID} for none
+     */
+    Status run(Iterator<Target> targets, FileCheck check, Consumer<SourceResult> sink) {
         ExecutorService pool = Executors.newFixedThreadPool(jobs, daemonThreads());
         try {
-            List<List<CompletableFuture<SourceResult>>> submitted = new ArrayList<>();
-            for (Target t : targets) {
-                List<CompletableFuture<SourceResult>> files = new ArrayList<>();
-                List<Target.File> todo = t instanceof Target.Checkpoint c ? c.shards() : List.of((Target.File) t);
-                for (Target.File f : todo) {
-                    files.add(CompletableFuture.supplyAsync(() -> {
-                        SourceResult r = check.check(f);
-                        afterEach.run();
-                        return r;
-                    }, pool));
-                }
-                submitted.add(files);
-            }
+            ArrayDeque<Map.Entry<Target, List<CompletableFuture<SourceResult>>>> submitted = new ArrayDeque<>();
+            int inFlight = 0;
+            int window = jobs * WINDOW_PER_JOB;
             Status worst = Status.VALID;
-            for (int i = 0; i < targets.size(); i++) {
+            while (true) {
+                while (inFlight < window && targets.hasNext()) {
+                    Target t = targets.next();
+                    List<CompletableFuture<SourceResult>> files = new ArrayList<>();
+                    List<Target.File> todo = t instanceof Target.Checkpoint c ? c.shards() : List.of((Target.File) t);
+                    for (Target.File f : todo) {
+                        files.add(CompletableFuture.supplyAsync(() -> {
+                            SourceResult r = check.check(f);
+                            afterEach.run();
+                            return r;
+                        }, pool));
+                    }
+                    inFlight += Math.max(1, files.size());
+                    submitted.add(Map.entry(t, files));
+                }
+                Map.Entry<Target, List<CompletableFuture<SourceResult>>> head = submitted.poll();
+                if (head == null) {
+                    return worst;
+                }
+                inFlight -= Math.max(1, head.getValue().size());
                 List<SourceResult> results = new ArrayList<>();
-                for (CompletableFuture<SourceResult> f : submitted.get(i)) {
+                for (CompletableFuture<SourceResult> f : head.getValue()) {
                     SourceResult r = f.join();
                     results.add(r);
                     worst = worst.worse(r.status());
                     sink.accept(r);
                 }
-                if (targets.get(i) instanceof Target.Checkpoint c) {
+                if (head.getKey() instanceof Target.Checkpoint c) {
                     SourceResult aggregate = CheckpointAggregate.of(c, results);
                     worst = worst.worse(aggregate.status());
                     sink.accept(aggregate);
                 }
             }
-            return worst;
         } finally {
             pool.shutdownNow();
         }

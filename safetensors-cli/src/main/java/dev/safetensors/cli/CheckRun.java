@@ -50,6 +50,76 @@ final class CheckRun {
     }
 
     /**
+     * The header check over the SOURCE arguments, folders and prefixes listed and lists of sources read as they are
+     * consumed: results stream in order, and when the run can expand into many results a summary closes it on
+     * stderr.
+     *
+     * @param sources   the SOURCE arguments
+     * @param selection {@code --recursive}, {@code --include}, {@code --exclude}, {@code --from-file}
+     * @param common    the common options
+     * @param jobs      files examined at once
+     * @param out       stdout
+     * @param err       stderr
+     * @param tensors   whether JSON results list tensors
+     * @param text      how a result reads as text
+     * @return the exit code
+     */
+    static int headerChecks(List<String> sources, SourceArguments selection, CommonOptions common, int jobs,
+                            PrintStream out, PrintStream err, boolean tensors, Function<SourceResult, String> text) {
+        SourceOpener opener = common.opener();
+        Output output = common.output(out, err);
+        return stream(sources, selection, opener, jobs, output, err, new HeaderCheck(opener, common.limits()),
+                r -> output.result(r, tensors, text));
+    }
+
+    /**
+     * Runs a check over the targets the sources expand into, lazily, printing each result through {@code sink}.
+     *
+     * @param sources   the SOURCE arguments
+     * @param selection the selection options
+     * @param opener    opens and lists
+     * @param jobs      files examined at once
+     * @param output    where the progress bar goes
+     * @param err       stderr, for the summary
+     * @param check     the work per file
+     * @param sink      prints a result
+     * @return the exit code: the worst status seen
+     */
+    static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, int jobs, Output output,
+                      PrintStream err, FileCheck check, java.util.function.Consumer<SourceResult> sink) {
+        boolean many = selection.listsMany(sources);
+        TargetStream targets = new TargetStream(selection.locations(sources, System.in), selection, opener);
+        RunSummary summary = new RunSummary();
+        Status worst;
+        try (ProgressBar bar = output.startProgress(0, ProgressBar.Unit.SOURCES)) {
+            java.util.Iterator<Target> counted = new java.util.Iterator<>() {
+                @Override
+                public boolean hasNext() {
+                    return targets.hasNext();
+                }
+
+                @Override
+                public Target next() {
+                    Target t = targets.next();
+                    bar.grow(t instanceof Target.Checkpoint c ? c.shards().size() : 1);
+                    return t;
+                }
+            };
+            worst = new Batch(jobs, () -> bar.advance(1)).run(counted, check, r -> {
+                summary.count(r);
+                sink.accept(r);
+            });
+        } catch (java.io.UncheckedIOException e) {
+            output.error("cannot read the list of sources: " + Failure.from(e.getCause(), "").message(), e);
+            return Status.ERROR.exitCode();
+        }
+        if (many) {
+            summary.print(err, targets.listingRequests());
+        }
+        return worst.exitCode();
+    }
+
+    /**
      * Runs a check over every file of the targets, with progress counted in sources.
      *
      * @param targets the expanded sources

@@ -14,6 +14,8 @@ final class InspectCommand implements Subcommand {
 
     final JobsOption jobs = new JobsOption();
 
+    final SourceArguments selection = new SourceArguments();
+
     boolean tensors;
 
     String folder;
@@ -49,20 +51,25 @@ final class InspectCommand implements Subcommand {
                 "  safetensors inspect --json s3://bucket/models/model.safetensors.index.json"));
         common.declare(spec);
         jobs.declare(spec);
+        selection.declare(spec);
         spec.option(OptionSpec.flag("--tensors", "Also list every tensor: name, dtype, shape and bytes.",
                 () -> tensors = true));
         spec.option(OptionSpec.value("--path", "FOLDER", "For a Hub repository, the folder of the one checkpoint"
                 + " to inspect (e.g. transformer, unet, text_encoder); the root is \"\".",
                 v -> folder = v));
-        spec.positional(new PositionalSpec("SOURCE", 1, PositionalSpec.MANY, "A file (a local path, or an s3, gs,"
+        spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "A file (a local path, or an s3, gs,"
                 + " https or hf URL), a *.safetensors.index.json, or a Hub repository"
-                + " hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER].",
+                + " hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER], a folder or prefix ending in /, or -"
+                + " for one location a line on standard input.",
                 v -> sources.add(v)));
         return spec;
     }
 
     @Override
     public int call() {
+        if (sources.isEmpty() && selection.fromFile == null) {
+            throw new UsageException("give a SOURCE, - for standard input, or --from-file FILE");
+        }
         int code = Status.VALID.exitCode();
         List<String> files = new ArrayList<>();
         for (String source : sources) {
@@ -70,19 +77,24 @@ final class InspectCommand implements Subcommand {
                 files.add(source);
                 continue;
             }
-            code = Math.max(code, checkFiles(files));
+            code = Math.max(code, checkFiles(files, false));
             code = Math.max(code, HubInspection.run(source, folder, common, tensors, common.output(out, err),
                     this::text));
         }
-        return Math.max(code, checkFiles(files));
+        return Math.max(code, checkFiles(files, true));
     }
 
-    /** Checks the files and indexes gathered so far, in order, and forgets them. */
-    private int checkFiles(List<String> files) {
-        if (files.isEmpty()) {
+    /**
+     * Checks the files, indexes, folders and prefixes gathered so far, in order, and forgets them; the last call
+     * also reads the {@code --from-file} list.
+     */
+    private int checkFiles(List<String> files, boolean last) {
+        if (files.isEmpty() && !(last && selection.fromFile != null)) {
             return Status.VALID.exitCode();
         }
-        int code = CheckRun.headerChecks(List.copyOf(files), common, jobs.value(), out, err, tensors, this::text);
+        SourceArguments these = last ? selection : selection.withoutList();
+        int code = CheckRun.headerChecks(List.copyOf(files), these, common, jobs.value(), out, err, tensors,
+                this::text);
         files.clear();
         return code;
     }

@@ -13,6 +13,8 @@ final class ManifestCommand implements Subcommand {
 
     final JobsOption jobs = new JobsOption();
 
+    final SourceArguments selection = new SourceArguments();
+
     boolean compute;
 
     final List<String> sources = new ArrayList<>();
@@ -43,11 +45,13 @@ final class ManifestCommand implements Subcommand {
                 "  safetensors manifest hf://openai-community/gpt2@main > gpt2.manifest.json"));
         common.declare(spec);
         jobs.declare(spec);
+        selection.declare(spec);
         spec.option(OptionSpec.flag("--compute", "Stream and hash Hub files too, instead of recording the digest"
                 + " the Hub reports.",
                 () -> compute = true));
-        spec.positional(new PositionalSpec("SOURCE", 1, PositionalSpec.MANY, "Files, *.safetensors.index.json or"
-                + " hf://OWNER/REPO[@REVISION].",
+        spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "Files, *.safetensors.index.json,"
+                + " hf://OWNER/REPO[@REVISION], folders and prefixes ending in /, or - for one location a line on"
+                + " standard input.",
                 v -> sources.add(v)));
         return spec;
     }
@@ -56,14 +60,16 @@ final class ManifestCommand implements Subcommand {
     public int call() {
         // the manifest is the only thing on stdout; every problem is a line on stderr
         Output problems = new Output(err, err, false, common.debug);
+        if (sources.isEmpty() && selection.fromFile == null) {
+            throw new UsageException("give a SOURCE, - for standard input, or --from-file FILE");
+        }
         SourceOpener opener = common.opener();
-        List<Target> targets = CheckRun.expand(sources, opener, common.limits());
         List<ManifestEntry> entries = new ArrayList<>();
         int files = jobs.value();
-        Status worst;
+        int code;
         try (ProgressBar bar = problems.startProgress(0, ProgressBar.Unit.BYTES)) {
             FileCheck check = new DigestCheck(opener, common.limits(), f -> Expected.NOTHING, !compute, bar);
-            worst = new Batch(files, () -> { }).run(targets, check, r -> {
+            code = CheckRun.stream(sources, selection, opener, files, Output.quiet(), err, check, r -> {
                 if (r.status() != Status.VALID) {
                     problems.result(r, false, TextFormatter::statusLine);
                 } else if (r.kind() != SourceResult.Kind.CHECKPOINT) {
@@ -73,6 +79,6 @@ final class ManifestCommand implements Subcommand {
         }
         out.print(ManifestFile.write(entries, "safetensors " + VersionInfo.version()));
         out.flush();
-        return worst.exitCode();
+        return code;
     }
 }

@@ -29,6 +29,12 @@ final class Output {
         this.debug = debug;
     }
 
+    /** @return an output that prints nothing and draws no progress bar, for a run whose caller prints itself */
+    static Output quiet() {
+        PrintStream nowhere = new PrintStream(java.io.OutputStream.nullOutputStream());
+        return new Output(nowhere, nowhere, false, false);
+    }
+
     /**
      * Starts a progress bar on stderr, drawn only when stderr is a terminal; results are printed above it.
      *

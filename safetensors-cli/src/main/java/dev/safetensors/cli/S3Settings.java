@@ -17,9 +17,20 @@ final class S3Settings {
     private S3Settings() {
     }
 
-    /** @return whether the S3 backend is in the boot layer */
+    /**
+     * @return whether the S3 backend is in the boot layer, or, when the command itself runs from the class path (an
+     *         application embedding it, the in-process tests), on the class path
+     */
     static boolean available() {
-        return ModuleLayer.boot().findModule(MODULE).isPresent();
+        if (S3Settings.class.getModule().isNamed()) {
+            return ModuleLayer.boot().findModule(MODULE).isPresent();
+        }
+        try {
+            Class.forName("dev.safetensors.s3.S3SourceProvider", false, S3Settings.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
+        }
     }
 
     /**

@@ -13,6 +13,8 @@ final class ValidateCommand implements Subcommand {
 
     final JobsOption jobs = new JobsOption();
 
+    final SourceArguments selection = new SourceArguments();
+
     final List<String> sources = new ArrayList<>();
 
     /**
@@ -32,22 +34,34 @@ final class ValidateCommand implements Subcommand {
                 + " message.",
                 "Sharded checkpoints (*.safetensors.index.json, hf://OWNER/REPO) are expanded: every shard, then the"
                         + " index cross-checked against the shards.",
+                "Folders and prefixes are listed (one level, or all below with --recursive) for the files --include"
+                        + " names (default *.safetensors and *.safetensors.index.json); each shard is checked once,"
+                        + " under its index. Results stream as they come; a summary closes the run on stderr.",
                 "Exit status: 0 all valid, 1 some invalid or unsupported, 2 usage error, 3 some source unreadable."),
                 List.of("", "Examples:",
                 "  safetensors validate model.safetensors",
                 "  safetensors validate --jobs 16 checkpoints/*.safetensors",
                 "  safetensors validate model.safetensors.index.json",
+                "  safetensors validate --json --recursive s3://bucket/models/",
+                "  find . -name '*.safetensors' | safetensors validate -",
                 "  safetensors validate --json --policy official https://example.com/model.safetensors"));
         common.declare(spec);
         jobs.declare(spec);
-        spec.positional(new PositionalSpec("SOURCE", 1, PositionalSpec.MANY, "A file (a local path, or an s3, gs,"
-                + " https or hf URL), a *.safetensors.index.json, or a Hub repository hf://OWNER/REPO[@REVISION].",
+        selection.declare(spec);
+        spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "A file (a local path, or an s3, gs,"
+                + " https or hf URL), a *.safetensors.index.json, a Hub repository hf://OWNER/REPO[@REVISION], a"
+                + " folder or prefix ending in / (s3://BUCKET/PREFIX/, gs://BUCKET/PREFIX/, a local folder), or -"
+                + " for one location a line on standard input.",
                 v -> sources.add(v)));
         return spec;
     }
 
     @Override
     public int call() {
-        return CheckRun.headerChecks(sources, common, jobs.value(), out, err, false, TextFormatter::statusLine);
+        if (sources.isEmpty() && selection.fromFile == null) {
+            throw new UsageException("give a SOURCE, - for standard input, or --from-file FILE");
+        }
+        return CheckRun.headerChecks(sources, selection, common, jobs.value(), out, err, false,
+                TextFormatter::statusLine);
     }
 }

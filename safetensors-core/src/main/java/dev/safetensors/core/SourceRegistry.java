@@ -2,6 +2,8 @@ package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
@@ -164,6 +166,35 @@ public final class SourceRegistry implements AutoCloseable {
             }
         }
         return file.sibling(name);
+    }
+
+    /**
+     * Lists a folder or a prefix through the provider that serves its scheme (a local folder for a path or a
+     * {@code file:} URI), lazily, page by page: see {@link Listing}. The command and the Spark source list through
+     * here, never naming a backend.
+     *
+     * @param prefix  the folder or prefix; one not ending in {@code /} is listed as if it did
+     * @param options recursion, page size and bounds
+     * @return the listing; the caller closes it
+     * @throws IOException {@link ErrorCode#NOT_LISTABLE} for storage with no listing call ({@code http(s)}),
+     *                     {@link ErrorCode#UNSUPPORTED_SCHEME} when no provider serves the scheme,
+     *                     {@link ErrorCode#INVALID_SOURCE} for a URI that does not parse, or the first page's failure
+     */
+    public Listing list(Location prefix, ListOptions options) throws IOException {
+        ensureOpen(prefix.display());
+        if (prefix.isLocal()) {
+            return new FileSourceProvider().list(prefix, options);
+        }
+        URI uri = prefix.uri().orElseThrow(() -> new InvalidLocationException(ErrorCode.INVALID_SOURCE,
+                prefix.display() + ": not a valid URI"));
+        for (RandomAccessSourceProvider p : providers) {
+            if (p.supports(uri)) {
+                return p.list(prefix, options);
+            }
+        }
+        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend lists '"
+                + uri.getScheme() + ":' prefixes; s3:, gs: and hf: need safetensors-s3, safetensors-gcs or"
+                + " safetensors-http on the class or module path");
     }
 
     /** @return the providers in the order they are asked, the application's first */

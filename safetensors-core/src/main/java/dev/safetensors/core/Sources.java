@@ -71,6 +71,14 @@ public final class Sources {
         return Location.parse(location).uri().orElse(null);
     }
 
+    /**
+     * @return the registry {@code open} uses: every installed provider, created once and never closed; it also lists
+     *         folders and prefixes ({@link SourceRegistry#list})
+     */
+    public static SourceRegistry registry() {
+        return defaultRegistry();
+    }
+
     /** @return the registry {@code open} uses: every installed provider, created once and never closed */
     static SourceRegistry defaultRegistry() {
         return Installed.REGISTRY;

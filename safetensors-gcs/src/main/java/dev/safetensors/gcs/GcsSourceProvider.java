@@ -1,6 +1,10 @@
 package dev.safetensors.gcs;
 
 import com.google.cloud.storage.Storage;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.spi.RemotePolicy;
@@ -70,6 +74,16 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
      *
      * @throws IOException if the client fails to close
      */
+    /**
+     * Lists a {@code gs://BUCKET/PREFIX/} with {@code objects.list}: ceil(N / page size) requests for N objects.
+     *
+     * @throws IOException {@link ErrorCode#INVALID_SOURCE} if the URI names no bucket
+     */
+    @Override
+    public Listing list(Location prefix, ListOptions options) throws IOException {
+        return GcsPrefixListing.of(storage(), prefix, options);
+    }
+
     @Override
     public synchronized void close() throws IOException {
         if (ownsStorage && storage != null) {

@@ -2,6 +2,11 @@ package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+    }
+
+    /**
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
@@ -159,6 +164,21 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
         } catch (IOException e) {
             return beside; // opening it reports what is malformed
         }
+    }
+
+    /**
+     * Lists a folder of a Hub repository ({@code hf://NAMESPACE/REPO[@REVISION]/[FOLDER/]}, datasets and spaces
+     * included) with the tree API, page by page; plain {@code http(s)} URLs cannot be listed.
+     *
+     * @throws IOException {@link ErrorCode#NOT_LISTABLE} for an {@code http(s)} URL; a malformed {@code hf://}
+     *                     location as when opened
+     */
+    @Override
+    public Listing list(Location prefix, ListOptions options) throws IOException {
+        if (!prefix.scheme().equals("hf") || prefix.uri().isEmpty()) {
+            return RandomAccessSourceProvider.super.list(prefix, options);
+        }
+        return HubTreeListing.of(transport(), prefix.uri().get(), options);
     }
 
     /** Closes the client this provider created, if any; a client passed in stays open. Idempotent. */

@@ -2,6 +2,9 @@ package dev.safetensors.s3;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.StorageException;
@@ -84,6 +87,17 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, e.getMessage());
         }
         return S3Source.open(client(), location, policy);
+    }
+
+    /**
+     * Lists an {@code s3://BUCKET/PREFIX/} with {@code ListObjectsV2}: ceil(N / page size) requests for N keys.
+     *
+     * @throws IOException {@link ErrorCode#INVALID_SOURCE} if the URI names no bucket; a {@link StorageException} if
+     *                     no client can be configured
+     */
+    @Override
+    public Listing list(Location prefix, ListOptions options) throws IOException {
+        return S3PrefixListing.of(client(), prefix, options);
     }
 
     /** Closes the client this provider built, if any; a client passed in stays open. Idempotent. */

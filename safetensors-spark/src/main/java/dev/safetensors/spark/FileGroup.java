@@ -9,14 +9,23 @@ import java.util.List;
  *
  * @param index the index's location, or {@code null} for a plain file
  * @param files the locations of the files
+ * @param bytes the files' total size as the listing reported it, {@code -1} when unknown
  */
-record FileGroup(String index, List<String> files) implements Serializable {
+record FileGroup(String index, List<String> files, long bytes) implements Serializable {
     FileGroup {
         files = List.copyOf(files);
     }
 
+    FileGroup(String index, List<String> files) {
+        this(index, files, -1);
+    }
+
     static FileGroup of(String file) {
-        return new FileGroup(null, List.of(file));
+        return new FileGroup(null, List.of(file), -1);
+    }
+
+    static FileGroup of(String file, long bytes) {
+        return new FileGroup(null, List.of(file), bytes);
     }
 
     int weight() {

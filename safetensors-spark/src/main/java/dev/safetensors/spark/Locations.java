@@ -41,6 +41,9 @@ final class Locations {
     /** Opens a location with the library's sources, turning a string no source accepts into a coded failure. */
     static RandomAccessSource open(String location) throws IOException {
         try {
+            if (HadoopFiles.handles(location)) {
+                return HadoopFiles.open(location);
+            }
             return Sources.open(location);
         } catch (InvalidPathException e) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "not a valid path: " + e.getMessage());

@@ -19,6 +19,7 @@ final class SafetensorsScan implements Scan, Batch {
     private final StructType required;
     private final TensorFilter filter;
     private InputPartition[] partitions;
+    private HadoopConf hadoop;
 
     SafetensorsScan(List<String> locations, ScanOptions options, StructType required, TensorFilter filter) {
         this.locations = List.copyOf(locations);
@@ -46,8 +47,10 @@ final class SafetensorsScan implements Scan, Batch {
     @Override
     public synchronized InputPartition[] planInputPartitions() {
         if (partitions == null) {
+            hadoop = HadoopConf.of(org.apache.spark.sql.SparkSession.active().sparkContext().hadoopConfiguration());
+            HadoopFiles.use(hadoop);
             List<List<FileGroup>> packed = FileListing.pack(FileListing.list(locations, options),
-                    options.filesPerPartition());
+                    options.filesPerPartition(), options.maxPartitionBytes());
             partitions = packed.stream().map(FilePartition::new).toArray(InputPartition[]::new);
         }
         return partitions.clone();
@@ -55,7 +58,7 @@ final class SafetensorsScan implements Scan, Batch {
 
     @Override
     public PartitionReaderFactory createReaderFactory() {
-        return new ReaderFactory(options, required, filter);
+        return new ReaderFactory(options, required, filter, hadoop);
     }
 
     @Override

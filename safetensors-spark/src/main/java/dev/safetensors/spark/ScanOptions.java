@@ -33,7 +33,7 @@ record ScanOptions(Level level, boolean officialPolicy, Mode mode, String pathGl
                 choice(o, "level", Level.class, Level.TENSOR),
                 choice(o, "policy", Policy.class, Policy.STRICT) == Policy.OFFICIAL,
                 choice(o, "mode", Mode.class, Mode.PERMISSIVE),
-                o.getOrDefault("pathglobfilter", "*.safetensors"),
+                glob(o.getOrDefault("pathglobfilter", "*.safetensors")),
                 bool(o, "recursivefilelookup"),
                 bool(o, "expandindex"),
                 positive(o, "filesperpartition", DEFAULT_FILES_PER_PARTITION, Integer.MAX_VALUE),
@@ -41,6 +41,28 @@ record ScanOptions(Level level, boolean officialPolicy, Mode mode, String pathGl
                 choice(o, "checksum", Checksum.class, Checksum.NONE) == Checksum.SHA256,
                 choice(o, "data", DataMode.class, DataMode.NONE),
                 positive(o, "maxtensorbytes", DEFAULT_MAX_TENSOR_BYTES, Integer.MAX_VALUE - 16));
+    }
+
+    /** Default bytes per task when tensor data is read: listed sizes split a prefix so no task reads far more. */
+    static final long DEFAULT_MAX_PARTITION_BYTES = 1L << 30;
+
+    /** @return the {@code pathGlobFilter}, compiled (checked when the options were parsed) */
+    dev.safetensors.core.NameGlob glob() {
+        return dev.safetensors.core.NameGlob.compile(pathGlobFilter);
+    }
+
+    /** @return the most bytes a task reads, by the listed sizes: unbounded when only headers are read */
+    long maxPartitionBytes() {
+        return data == DataMode.NONE ? Long.MAX_VALUE : DEFAULT_MAX_PARTITION_BYTES;
+    }
+
+    private static String glob(String pattern) {
+        try {
+            dev.safetensors.core.NameGlob.compile(pattern);
+            return pattern;
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("option pathGlobFilter: " + e.getMessage(), e);
+        }
     }
 
     Limits limits() {

@@ -65,6 +65,12 @@ class S3ObjectsTest {
                 client.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(checkpoint));
                 locations.add((i % 2 == 0 ? "s3://" : "s3a://") + BUCKET + "/" + key);
             }
+            client.putObject(b -> b.bucket(BUCKET).key("mixed/a.safetensors"), RequestBody.fromBytes(checkpoint));
+            client.putObject(b -> b.bucket(BUCKET).key("mixed/nested/b.safetensors"),
+                    RequestBody.fromBytes(checkpoint));
+            client.putObject(b -> b.bucket(BUCKET).key("mixed/broken.safetensors"),
+                    RequestBody.fromString("not a safetensors file at all"));
+            client.putObject(b -> b.bucket(BUCKET).key("mixed/notes.txt"), RequestBody.fromString("skipped"));
         }
         spark = LocalSpark.start();
     }
@@ -96,6 +102,42 @@ class S3ObjectsTest {
         assertEquals(OBJECTS, LocalSpark.scanMetric(df, ExchangesMetric.NAME), "no retries, no redirects");
         System.out.printf(Locale.ROOT, "SCALE %,d s3proxy objects: %.2f s, %d requests = %.2f per file%n",
                 OBJECTS, took / 1e9, requests, requests / (double) OBJECTS);
+    }
+
+    @Test
+    void aPrefixIsListedOnceOnTheDriverAndEachHeaderCostsOneRequest() {
+        Dataset<Row> df = spark.read().format("safetensors").option("level", "file").option("ioThreads", "16")
+                .load("s3a://" + BUCKET + "/models/");
+        List<Row> rows = df.collectAsList();
+        assertEquals(OBJECTS, rows.size());
+        rows.forEach(r -> assertNull(r.getAs("error_code"), () -> r.getAs("error")));
+        assertEquals(OBJECTS, LocalSpark.scanMetric(df, RequestsMetric.NAME), "one request per file");
+    }
+
+    @Test
+    void aNestedPrefixGivesTheVerdictsTheCommandGives() {
+        java.util.Map<String, String> recursive = verdicts(spark.read().format("safetensors").option("level", "file")
+                .option("recursiveFileLookup", "true").load("s3a://" + BUCKET + "/mixed/"));
+        assertEquals(java.util.Map.of("s3://checkpoints/mixed/a.safetensors", "valid",
+                "s3://checkpoints/mixed/nested/b.safetensors", "valid",
+                "s3://checkpoints/mixed/broken.safetensors", "HEADER_TOO_LARGE"), recursive);
+        java.util.Map<String, String> oneLevel = verdicts(spark.read().format("safetensors").option("level", "file")
+                .load("s3://" + BUCKET + "/mixed/"));
+        assertEquals(java.util.Set.of("s3://checkpoints/mixed/a.safetensors",
+                "s3://checkpoints/mixed/broken.safetensors"), oneLevel.keySet());
+        java.util.Map<String, String> globbed = verdicts(spark.read().format("safetensors").option("level", "file")
+                .option("recursiveFileLookup", "true").option("pathGlobFilter", "*.txt")
+                .load("s3a://" + BUCKET + "/mixed/"));
+        assertEquals(java.util.Set.of("s3://checkpoints/mixed/notes.txt"), globbed.keySet());
+    }
+
+    private static java.util.Map<String, String> verdicts(Dataset<Row> df) {
+        java.util.Map<String, String> m = new java.util.TreeMap<>();
+        for (Row r : df.collectAsList()) {
+            String code = r.getAs("error_code");
+            m.put(r.getAs("path"), code == null ? "valid" : code);
+        }
+        return m;
     }
 
     @Test

@@ -1,0 +1,49 @@
+package dev.safetensors.cli;
+
+import java.io.PrintStream;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * Counts results per status as they stream by, and prints the closing line on stderr:
+ * {@code safetensors: 5000 results: 4998 ok, 1 invalid, 1 error; listing: 5 requests}. Only results on files and
+ * shards are counted (a checkpoint's aggregate line repeats its shards' verdicts). Not thread-safe: fed on the
+ * thread that prints results.
+ */
+final class RunSummary {
+    private final Map<Status, Long> counts = new EnumMap<>(Status.class);
+    private long total;
+
+    /** @param r a result just printed */
+    void count(SourceResult r) {
+        if (r.kind() == SourceResult.Kind.CHECKPOINT && r.status() == Status.VALID) {
+            return;
+        }
+        counts.merge(r.status(), 1L, Long::sum);
+        total++;
+    }
+
+    /** @return how many results were counted with this status */
+    long count(Status status) {
+        return counts.getOrDefault(status, 0L);
+    }
+
+    /**
+     * @param err             stderr
+     * @param listingRequests the requests spent listing folders and prefixes
+     */
+    void print(PrintStream err, long listingRequests) {
+        StringBuilder line = new StringBuilder("safetensors: ").append(total).append(total == 1 ? " result" : " results");
+        String sep = ": ";
+        for (Status s : Status.values()) {
+            long n = count(s);
+            if (n > 0) {
+                line.append(sep).append(n).append(' ').append(s.json());
+                sep = ", ";
+            }
+        }
+        line.append("; listing: ").append(listingRequests).append(listingRequests == 1 ? " request" : " requests");
+        err.println(line);
+        err.flush();
+    }
+}

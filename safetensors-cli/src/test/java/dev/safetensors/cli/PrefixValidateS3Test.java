@@ -1,0 +1,140 @@
+package dev.safetensors.cli;
+
+import org.gaul.s3proxy.AuthenticationType;
+import org.gaul.s3proxy.S3Proxy;
+import org.jclouds.ContextBuilder;
+import org.jclouds.blobstore.BlobStoreContext;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import java.net.URI;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code validate --json s3://BUCKET/PREFIX/} in this JVM against s3proxy: one line per object with its verdict,
+ * each shard once under its index, one request per file whose header fits the first read, and the listing's pages
+ * in the summary.
+ */
+class PrefixValidateS3Test {
+    private static final String ACCESS_KEY = "listing-access-key";
+    private static final String SECRET_KEY = "listing-secret-key";
+
+    @TempDir
+    static Path store;
+    private static BlobStoreContext context;
+    private static S3Proxy proxy;
+    private static String endpoint;
+    private static final Map<String, String> SAVED = new TreeMap<>();
+
+    @BeforeAll
+    static void start() throws Exception {
+        Path bucket = Files.createDirectories(store.resolve("models"));
+        Fixtures.write(bucket, "run/a.safetensors", Fixtures.small().build());
+        Fixtures.write(bucket, "run/nested/b.safetensors", Fixtures.small().build());
+        Fixtures.write(bucket, "run/nested/deeper/c.safetensors", Fixtures.small().build());
+        Fixtures.write(bucket, "run/broken.safetensors", "not a safetensors file at all");
+        Fixtures.write(bucket, "run/notes.txt", "skipped: not *.safetensors");
+        Fixtures.twoShards(bucket.resolve("run/sharded"));
+        Fixtures.write(bucket, "elsewhere/x.safetensors", Fixtures.small().build());
+
+        Properties properties = new Properties();
+        properties.setProperty("jclouds.filesystem.basedir", store.toString());
+        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
+        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
+                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
+        proxy.start();
+        assertEquals("STARTED", proxy.getState(), "s3proxy started");
+        endpoint = "http://127.0.0.1:" + proxy.getPort();
+        for (Map.Entry<String, String> e : Map.of("aws.accessKeyId", ACCESS_KEY, "aws.secretAccessKey", SECRET_KEY,
+                "aws.region", "us-east-1").entrySet()) {
+            String old = System.getProperty(e.getKey());
+            SAVED.put(e.getKey(), old);
+            System.setProperty(e.getKey(), e.getValue());
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        proxy.stop();
+        context.close();
+        SAVED.forEach((k, v) -> {
+            if (v == null) {
+                System.clearProperty(k);
+            } else {
+                System.setProperty(k, v);
+            }
+        });
+    }
+
+    private static Map<String, JsonNode> bySource(Cli.Run run) {
+        Map<String, JsonNode> lines = new TreeMap<>();
+        for (JsonNode n : run.json()) {
+            lines.put(n.get("source").asString() + "|" + n.get("kind").asString(), n);
+        }
+        return lines;
+    }
+
+    @Test
+    void recursivePrefixGivesOneLinePerObjectAndCountsItsRequests() {
+        Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--s3-endpoint", endpoint,
+                "--s3-path-style", "s3://models/run/").exits(1);
+        Map<String, JsonNode> lines = bySource(run);
+        assertEquals(java.util.Set.of("s3://models/run/a.safetensors|file", "s3://models/run/broken.safetensors|file",
+                "s3://models/run/nested/b.safetensors|file", "s3://models/run/nested/deeper/c.safetensors|file",
+                "s3://models/run/sharded/model-00001-of-00002.safetensors|shard",
+                "s3://models/run/sharded/model-00002-of-00002.safetensors|shard",
+                "s3://models/run/sharded/model.safetensors.index.json|checkpoint"), lines.keySet(), run.describe());
+        assertEquals("invalid", lines.get("s3://models/run/broken.safetensors|file").get("status").asString());
+        long files = 0;
+        long requests = 0;
+        for (JsonNode n : lines.values()) {
+            if (!n.get("source").asString().contains("broken") && !n.get("kind").asString().equals("checkpoint")) {
+                assertEquals("valid", n.get("status").asString(), n.toString());
+            }
+            if (!n.get("kind").asString().equals("checkpoint")) {
+                files++;
+                requests += n.get("requests").asLong();
+            }
+        }
+        // one ranged request per file (every header here fits the first read), one for the index
+        assertEquals(files, requests, run.describe());
+        assertEquals(3, lines.get("s3://models/run/sharded/model.safetensors.index.json|checkpoint").get("requests")
+                .asLong(), "the index and its two shards");
+        assertTrue(run.stderr().contains("safetensors: 6 results: 5 valid, 1 invalid; listing: 1 request"),
+                run.describe());
+    }
+
+    @Test
+    void oneLevelPrefixSkipsSubprefixes() {
+        Cli.Run run = InProcess.run("validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
+                "s3://models/run/").exits(1);
+        assertEquals(java.util.Set.of("s3://models/run/a.safetensors|file", "s3://models/run/broken.safetensors|file"),
+                bySource(run).keySet(), run.describe());
+    }
+
+    @Test
+    void excludeAndIncludeGlobsSelectNames() {
+        Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--exclude", "broken*", "--include",
+                "*.safetensors", "--s3-endpoint", endpoint, "--s3-path-style", "s3://models/run/").exits(0);
+        assertEquals(5, run.json().size(), run.describe());
+    }
+
+    @Test
+    void aMissingBucketIsOneErrorLine() {
+        Cli.Run run = InProcess.run("validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
+                "s3://no-such-bucket/run/").exits(3);
+        JsonNode line = run.json().get(0);
+        assertEquals("error", line.get("status").asString(), run.describe());
+        assertEquals("NOT_FOUND", line.get("code").asString(), run.describe());
+    }
+}

@@ -1,0 +1,104 @@
+package dev.safetensors.core;
+
+import dev.safetensors.ListEntry;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
+import dev.safetensors.Location;
+import dev.safetensors.SourceStatistics;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.NoSuchElementException;
+import java.util.Objects;
+
+/**
+ * The entries of a folder or prefix that a check reads: listed lazily through a {@link SourceRegistry}, kept when
+ * their file name matches an include glob and no exclude glob. Entries that are not regular objects (a FIFO, a
+ * dangling link, a folder named like a file) are kept on the same rule, so the caller reports them instead of losing
+ * them; plain subfolders and prefixes that match no glob are skipped. The command and the Spark source select
+ * through here. Not thread-safe; {@link #close()} cancels.
+ */
+public final class PrefixSelection implements AutoCloseable {
+    private final Listing listing;
+    private final List<NameGlob> include;
+    private final List<NameGlob> exclude;
+    private ListEntry pending;
+
+    private PrefixSelection(Listing listing, List<NameGlob> include, List<NameGlob> exclude) {
+        this.listing = listing;
+        this.include = List.copyOf(include);
+        this.exclude = List.copyOf(exclude);
+    }
+
+    /**
+     * @param registry lists the prefix
+     * @param prefix   the folder or prefix
+     * @param options  recursion, page size, bounds
+     * @param include  the names to keep (at least one)
+     * @param exclude  the names to drop, even when included
+     * @return the selection, before its first entry
+     * @throws IOException if the listing cannot start (see {@link SourceRegistry#list})
+     */
+    public static PrefixSelection open(SourceRegistry registry, Location prefix, ListOptions options,
+                                       List<NameGlob> include, List<NameGlob> exclude) throws IOException {
+        Objects.requireNonNull(include, "include");
+        if (include.isEmpty()) {
+            throw new IllegalArgumentException("at least one include glob is needed");
+        }
+        return new PrefixSelection(registry.list(prefix, options), include, exclude);
+    }
+
+    /**
+     * @param location an entry's location
+     * @return its last name segment, decoded, without the {@code /} that ends a folder
+     */
+    public static String name(Location location) {
+        String text = location.uri().map(u -> u.getPath() == null ? "" : u.getPath()).orElse(location.text());
+        while (text.endsWith("/") || text.endsWith(java.io.File.separator)) {
+            text = text.substring(0, text.length() - 1);
+        }
+        int slash = Math.max(text.lastIndexOf('/'), location.uri().isPresent() ? -1
+                : text.lastIndexOf(java.io.File.separatorChar));
+        return text.substring(slash + 1);
+    }
+
+    /**
+     * @return whether another selected entry follows
+     * @throws IOException if the listing fails
+     */
+    public boolean hasNext() throws IOException {
+        while (pending == null && listing.hasNext()) {
+            ListEntry e = listing.next();
+            String name = name(e.location());
+            if (NameGlob.any(include, name) && !NameGlob.any(exclude, name)) {
+                pending = e;
+            }
+        }
+        return pending != null;
+    }
+
+    /**
+     * @return the next selected entry
+     * @throws IOException if the listing fails
+     * @throws NoSuchElementException if there is none
+     */
+    public ListEntry next() throws IOException {
+        if (!hasNext()) {
+            throw new NoSuchElementException("the selection has ended");
+        }
+        ListEntry e = pending;
+        pending = null;
+        return e;
+    }
+
+    /** @return the requests the listing spent so far */
+    public SourceStatistics cost() {
+        return listing.cost();
+    }
+
+    /** Cancels the listing. */
+    @Override
+    public void close() {
+        listing.close();
+    }
+}
