@@ -175,8 +175,15 @@ public final class AtomicFile implements Closeable {
      * @throws IOException if that fails; the temporary file is then deleted and the target left as it was
      */
     public void commit() throws IOException {
+        commit(true);
+    }
+
+    /** @param force whether to force the content to the device before the rename */
+    void commit(boolean force) throws IOException {
         try {
-            channel.force(true);
+            if (force) {
+                channel.force(true);
+            }
             channel.close();
             if (replace) {
                 try {
@@ -196,6 +203,29 @@ public final class AtomicFile implements Closeable {
         } finally {
             close();
         }
+    }
+
+    /**
+     * Ends writing without renaming: forces the content to the device if asked and closes the channel. The temporary
+     * file stays, still registered for deletion at shutdown; the caller renames it (through a {@link CommitJournal})
+     * or deletes it, and {@link #close()} no longer touches it.
+     *
+     * @param force whether to force the content to the device
+     * @return the temporary file
+     * @throws IOException if forcing or closing fails; the temporary file is then deleted
+     */
+    Path stage(boolean force) throws IOException {
+        try {
+            if (force) {
+                channel.force(true);
+            }
+            channel.close();
+        } catch (IOException e) {
+            close();
+            throw e;
+        }
+        done = true;
+        return temp;
     }
 
     /**
