@@ -92,6 +92,7 @@ final class DumpCommand implements Subcommand {
             throw usage("--json describes what was written and needs --out FILE");
         }
         ReadOptions readOptions = remote.readOptions();
+        PartMemory.check(readOptions, Runtime.getRuntime().maxMemory());
         Location location = Location.parse(source);
         if (location.isIndex() || location.isHubRepository()) {
             throw usage("dump reads one file: name the shard that holds the tensor (see 'safetensors inspect"
