@@ -384,7 +384,7 @@ public final class ShardedWriter {
     private Path stage(Path dir, String name, Filler filler, List<Path> staged) throws IOException {
         AtomicFile f;
         try {
-            f = AtomicFile.create(dir.resolve(name), replace, TempFileJanitor.JVM);
+            f = AtomicFile.beside(dir.resolve(name), replace, TempFileJanitor.JVM);
         } catch (dev.safetensors.SafetensorsException e) {
             throw e;
         } catch (IOException e) {

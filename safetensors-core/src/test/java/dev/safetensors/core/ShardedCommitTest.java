@@ -176,6 +176,20 @@ class ShardedCommitTest {
     }
 
     @Test
+    void aSymbolicLinkAmongTheTargetsIsReplacedNotFollowed() throws IOException {
+        Path elsewhere = Files.writeString(dir.resolve("elsewhere.txt"), "keep me");
+        Path out = Files.createDirectory(dir.resolve("out"));
+        Files.createSymbolicLink(out.resolve("model.safetensors"), elsewhere);
+        StorageException e = assertThrows(StorageException.class, () -> abc(Long.MAX_VALUE).writeTo(out));
+        assertEquals(ErrorCode.WRITE_FAILED, e.code(), "a link is in the way like a file");
+        abc(Long.MAX_VALUE).replaceExisting(true).writeTo(out);
+        assertFalse(Files.isSymbolicLink(out.resolve("model.safetensors")));
+        assertEquals(800, Files.size(out.resolve("model.safetensors")) - 8
+                - dev.safetensors.core.Safetensors.readHeader(out.resolve("model.safetensors")).payloadOffset() + 8);
+        assertEquals("keep me", Files.readString(elsewhere), "the link's target is untouched");
+    }
+
+    @Test
     void aJournalLeftBehindIsRolledForwardByTheNextWrite() throws IOException {
         abc(500).writeTo(dir);
         Path temp = dir.resolve(".model-00001-of-00002.safetensors.abc.tmp");
