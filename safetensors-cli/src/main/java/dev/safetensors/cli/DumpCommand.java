@@ -8,6 +8,8 @@ import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.UnsupportedDtypeException;
 import dev.safetensors.core.AtomicFile;
+import dev.safetensors.core.CheckpointFiles;
+import dev.safetensors.core.ShardIndex;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 
@@ -43,6 +45,9 @@ final class DumpCommand implements Subcommand {
 
     String tensor;
 
+    /** The file the tensor is read from: SOURCE, or the shard an index names. */
+    private Location reading;
+
     /**
      * @param out stdout
      * @param err stderr
@@ -75,7 +80,8 @@ final class DumpCommand implements Subcommand {
                 () -> binary = true));
         spec.option(OptionSpec.value("--out", "FILE", "Write to FILE instead of stdout.",
                 v -> file = OptionValue.path(v)).alias("-o"));
-        spec.positional(new PositionalSpec("SOURCE", 1, 1, "The file that holds the tensor.",
+        spec.positional(new PositionalSpec("SOURCE", 1, 1, "The file that holds the tensor, or the"
+                + " *.safetensors.index.json of a sharded checkpoint (the shard holding it is read).",
                 v -> source = v));
         spec.positional(new PositionalSpec("TENSOR", 1, 1, "The tensor's name.",
                 v -> tensor = v));
@@ -94,12 +100,28 @@ final class DumpCommand implements Subcommand {
             throw usage("--json describes what was written and needs --out FILE");
         }
         ReadOptions readOptions = remote.readOptions();
+        PartMemory.check(readOptions, Runtime.getRuntime().maxMemory());
         Location location = Location.parse(source);
-        if (location.isIndex() || HubLocation.isRepository(location)) {
-            throw usage("dump reads one file: name the shard that holds the tensor (see 'safetensors inspect"
-                    + " --tensors')");
+        if (HubLocation.isRepository(location)) {
+            throw usage("dump reads one checkpoint: name its file or its *.safetensors.index.json (see 'safetensors"
+                    + " inspect --tensors')");
         }
         Output output = common.output(out, err);
+        if (location.isIndex()) {
+            // read across shards: the index says which shard holds the tensor; that shard is dumped as a file is
+            try {
+                location = shardHolding(location);
+            } catch (UsageException e) {
+                throw e;
+            } catch (IOException | RuntimeException e) {
+                SourceResult.Builder failed = HeaderCheck.start(Target.File.of(Location.parse(source)));
+                failed.fail(Failure.from(e, Location.parse(source).text()));
+                SourceResult r = failed.build();
+                output.result(r, false, TextFormatter::statusLine);
+                return r.status().exitCode();
+            }
+        }
+        reading = location;
         SourceResult.Builder result = HeaderCheck.start(Target.File.of(location));
         int code;
         try (RandomAccessSource src = common.opener().open(location)) {
@@ -175,9 +197,27 @@ final class DumpCommand implements Subcommand {
         return 0;
     }
 
+    /**
+     * @param index the location of a {@code *.safetensors.index.json}
+     * @return the location of the shard its weight map names for the tensor
+     * @throws UsageException if the index does not name the tensor
+     * @throws IOException    if the index cannot be read or is invalid
+     */
+    private Location shardHolding(Location index) throws IOException {
+        CheckpointFiles files = CheckpointFiles.locate(source, null, common.opener().asProvider());
+        ShardIndex map = files.index().orElseThrow();
+        String shard = map.weightMap().get(tensor);
+        if (shard == null) {
+            throw usage(name() + ": the index names no tensor \"" + Sanitized.line(tensor, 200) + "\" among its "
+                    + Readable.plural(map.weightMap().size(), "tensor") + "; list them with 'safetensors inspect"
+                    + " --tensors " + name() + "'");
+        }
+        return Location.parse(files.shards().get(map.shards().indexOf(shard)));
+    }
+
     /** @return the output file; it refuses to be the local file being read */
     private AtomicFile openOutput() throws StorageException {
-        Location location = Location.parse(source);
+        Location location = reading;
         Path input = null;
         try {
             input = location.isLocal() ? location.path() : null;

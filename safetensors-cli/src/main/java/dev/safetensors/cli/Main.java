@@ -87,6 +87,10 @@ public final class Main {
             return command.call();
         } catch (UsageException e) {
             return usage(err, "safetensors " + first, e.getMessage());
+        } catch (OutOfMemoryError e) {
+            // the last resort: one coded line, never a trace (what held the memory is unreachable by now)
+            err.println("safetensors: " + OutOfMemory.message() + " [" + OutOfMemory.CODE + "]");
+            return Status.ERROR.exitCode();
         } catch (RuntimeException e) {
             boolean debug = Arrays.asList(args).contains("--debug");
             err.println("safetensors: internal error: " + Sanitized.line(e.toString(), 1000) + (debug ? ""

@@ -28,6 +28,9 @@ final class ProgressBar implements AutoCloseable {
     private final Unit unit;
     private final long started = System.nanoTime();
     private final AtomicLong done = new AtomicLong();
+    private final AtomicLong second = new AtomicLong();
+    private String firstLabel;
+    private String secondLabel;
     private final ScheduledExecutorService timer;
     private boolean drawn;
     private boolean closed;
@@ -64,6 +67,25 @@ final class ProgressBar implements AutoCloseable {
         return new ProgressBar(null, 0, Unit.SOURCES, false);
     }
 
+    /**
+     * Shows the work as two labelled passes over the same total (written, then verified): the bar fills over both,
+     * and the text gives each figure with its label, never their sum.
+     *
+     * @param first  the first pass's label, counted by {@link #advance}
+     * @param second the second pass's label, counted by {@link #advanceSecond}
+     * @return this bar
+     */
+    synchronized ProgressBar passes(String first, String second) {
+        this.firstLabel = first;
+        this.secondLabel = second;
+        return this;
+    }
+
+    /** @param n more work done in the second pass; callable from any thread */
+    void advanceSecond(long n) {
+        second.addAndGet(n);
+    }
+
     /** @param n more work found, for work whose size is learned as it goes; callable from any thread */
     void grow(long n) {
         total.addAndGet(n);
@@ -88,6 +110,10 @@ final class ProgressBar implements AutoCloseable {
         if (closed) {
             return;
         }
+        if (firstLabel != null) {
+            drawPasses();
+            return;
+        }
         long now = done.get();
         long total = this.total.get();
         double seconds = (System.nanoTime() - started) / 1e9;
@@ -108,6 +134,19 @@ final class ProgressBar implements AutoCloseable {
             sb.append("  ").append(Readable.duration(Math.round((total - now) / rate))).append(" left");
         }
         err.print(sb.append("\u001b[K"));
+        err.flush();
+        drawn = true;
+    }
+
+    private void drawPasses() {
+        long a = done.get();
+        long b = second.get();
+        long total = this.total.get();
+        double fraction = total <= 0 ? 0 : Math.min(1.0, (a + b) / (2.0 * total));
+        int filled = (int) Math.round(fraction * WIDTH);
+        String line = "\r[" + "#".repeat(filled) + ".".repeat(WIDTH - filled) + "] " + firstLabel + " "
+                + Readable.bytes(a) + ", " + secondLabel + " " + Readable.bytes(b) + " of " + Readable.bytes(total);
+        err.print(line + "\u001b[K");
         err.flush();
         drawn = true;
     }

@@ -2,10 +2,15 @@ package dev.safetensors.cli;
 
 import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.Location;
+import dev.safetensors.DType;
+import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
+import dev.safetensors.SafetensorsException;
+import dev.safetensors.StorageException;
 import dev.safetensors.Limits;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Alignment;
+import dev.safetensors.core.CastChannel;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
@@ -34,6 +39,10 @@ final class ReshardCommand implements Subcommand {
     String source;
 
     Path outDir;
+
+    String outText;
+
+    String dtype;
 
     String maxShardSize = "5GB";
 
@@ -65,8 +74,9 @@ final class ReshardCommand implements Subcommand {
                 "Tensor bytes are streamed from the source to the new files, one tensor at a time; a remote tensor"
                         + " comes in --part-size parts, --parallel at once. Each tensor's SHA-256 is computed as it"
                         + " is read from the source, then again from the file it landed in after writing; the two"
-                        + " must be equal. Every file is written to a temporary file and renamed into place only"
-                        + " when all are complete; existing files are never replaced without --force."),
+                        + " must be equal, all before the first file is renamed into place. A run killed at any"
+                        + " instant leaves the old checkpoint or the new one (finished by the next run); existing"
+                        + " files are never replaced without --force."),
                 List.of("", "Examples:",
                 "  safetensors reshard model.safetensors --out shards --max-shard-size 2GB",
                 "  safetensors reshard hf://openai-community/gpt2 --out gpt2 --single",
@@ -76,7 +86,13 @@ final class ReshardCommand implements Subcommand {
         spec.positional(new PositionalSpec("SOURCE", 1, 1, "The checkpoint to read.",
                 v -> source = v));
         spec.option(OptionSpec.value("--out", "DIR", "Local directory to write into (created if missing).",
-                v -> outDir = OptionValue.path(v)).mandatory());
+                v -> {
+                    outText = v;
+                    outDir = OptionValue.path(v);
+                }).mandatory());
+        spec.option(OptionSpec.value("--dtype", "TYPE", "Cast every F32, F16 and BF16 tensor to TYPE (F32, F16 or"
+                + " BF16; round to nearest, ties to even); other dtypes are copied as they are.",
+                v -> dtype = v));
         spec.option(OptionSpec.value("--max-shard-size", "SIZE", "Largest shard, with a unit: 5GB = 5*10^9 bytes,"
                 + " 2GiB = 2*2^30 (default 5GB). A larger tensor gets a shard of its own; when everything fits,"
                 + " one file is written.",
@@ -94,17 +110,23 @@ final class ReshardCommand implements Subcommand {
         spec.option(OptionSpec.value("--metadata", "KEY=VALUE", "Set or replace a metadata entry in every output"
                 + " file (repeatable); the strict rules' bounds apply.",
                 metadata::add).repeated());
-        spec.option(OptionSpec.flag("--force", "Replace existing output files of the same names.",
+        spec.option(OptionSpec.flag("--force", "Replace existing output files of the same names, and delete the"
+                + " files of an earlier layout with the same prefix once the new files are in place.",
                 () -> force = true));
         return spec;
     }
 
     @Override
     public int call() {
+        if (outText != null && outText.isEmpty()) {
+            throw usage("--out: name a folder to write into (an empty path would be the current folder)");
+        }
         long maxBytes = single ? Long.MAX_VALUE : size();
         Alignment alignment = alignment();
+        DType cast = cast();
         Limits limits = common.limits();
         ReadOptions readOptions = remote.readOptions();
+        PartMemory.check(readOptions, Runtime.getRuntime().maxMemory());
         Map<String, String> extra = metadata(limits);
         ShardedWriter writer;
         try {
@@ -119,55 +141,92 @@ final class ReshardCommand implements Subcommand {
         ReshardInput input;
         try {
             input = ReshardInput.open(source, opener, limits, readOptions);
-        } catch (IOException | RuntimeException e) {
-            return failed(output, report, shown, Failure.from(e, shown));
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            return failed(output, report, shown, failure(e, shown));
         }
         try (input) {
-            return reshard(input, writer.metadata(input.metadata()).metadata(extra), output, report, limits);
-        } catch (IOException | RuntimeException e) {
-            return failed(output, report, shown, Failure.from(e, shown));
+            return reshard(input, writer.metadata(common(input)).metadata(extra), cast, output, report, limits);
+        } catch (IOException | RuntimeException | OutOfMemoryError e) {
+            return failed(output, report, shown, failure(e, shown));
         }
     }
 
-    private int reshard(ReshardInput input, ShardedWriter writer, Output output, ReshardReport report,
+    /**
+     * The metadata every output file gets from the input: the entries all its files agree on (a key missing from
+     * one file, or with different values, is left out), so an output shard's header is never larger than the input
+     * shards' headers were; {@code --metadata} adds to it.
+     */
+    private static Map<String, String> common(ReshardInput input) {
+        Map<String, String> shared = null;
+        java.util.Set<SafetensorsFile> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        for (ReshardInput.Tensor t : input.tensors()) {
+            if (!seen.add(t.file())) {
+                continue;
+            }
+            Map<String, String> m = t.file().header().metadata();
+            if (shared == null) {
+                shared = new LinkedHashMap<>(m);
+            } else {
+                shared.entrySet().removeIf(e -> !e.getValue().equals(m.get(e.getKey())));
+            }
+        }
+        return shared == null ? input.metadata() : shared;
+    }
+
+    private int reshard(ReshardInput input, ShardedWriter writer, DType cast, Output output, ReshardReport report,
                         Limits limits) throws IOException {
         Map<String, String> read = new ConcurrentHashMap<>();
         long total = 0;
         for (ReshardInput.Tensor t : input.tensors()) {
-            total += t.info().byteLength();
+            TensorInfo info = t.info();
+            total += cast != null && CastChannel.converts(info.dtype(), cast)
+                    ? CastChannel.convertedLength(info.dtype(), cast, info.byteLength()) : info.byteLength();
         }
-        try (ProgressBar bar = output.startProgress(2 * total, ProgressBar.Unit.BYTES)) {
+        Map<Path, List<ReshardReport.Landed>> landed = new LinkedHashMap<>();
+        int[] mismatches = {0};
+        List<Path> written;
+        try (ProgressBar bar = output.startProgress(total, ProgressBar.Unit.BYTES).passes("written", "verified")) {
             for (ReshardInput.Tensor t : input.tensors()) {
                 TensorInfo info = t.info();
-                long length = info.byteLength();
-                writer.tensor(info.name(), info.dtype(), info.shape(), TensorSource.of(length, () ->
-                        Sha256Channel.reading(t.open(), length, bar::advance,
-                                d -> read.put(info.name(), d))));
+                boolean converted = cast != null && CastChannel.converts(info.dtype(), cast);
+                DType type = converted ? cast : info.dtype();
+                long length = converted ? CastChannel.convertedLength(info.dtype(), cast, info.byteLength())
+                        : info.byteLength();
+                writer.tensor(info.name(), type, info.shape(), TensorSource.of(length, () ->
+                        Sha256Channel.reading(converted ? CastChannel.of(info.dtype(), cast, t.open()) : t.open(),
+                                length, bar::advance, d -> read.put(info.name(), d))));
             }
-            List<Path> written;
+            int shards = (int) writer.fileNames().stream().filter(n -> !n.endsWith(Location.INDEX_SUFFIX)).count();
+            writer.check((target, staged) -> {
+                List<ReshardReport.Landed> l = verify(staged, limits, read, bar);
+                mismatches[0] += (int) l.stream().filter(x -> !x.verified()).count();
+                landed.put(target, l);
+                if (landed.size() == shards && mismatches[0] > 0) {
+                    throw new StorageException(ErrorCode.WRITE_FAILED, target.toString(), "read back differs");
+                }
+            });
             try {
-                Files.createDirectories(outDir);
                 written = writer.writeTo(outDir);
             } catch (IOException e) {
-                Failure f = Failure.from(e, outDir.toString());
-                String hint = f.code().equals("WRITE_FAILED") && !force ? "; use --force to replace it" : "";
-                return failed(output, report, outDir.toString(), new Failure(f.status(), f.code(), f.message() + hint,
-                        f.check(), e));
-            }
-            int mismatches = 0;
-            for (Path file : written) {
-                if (file.getFileName().toString().endsWith(Location.INDEX_SUFFIX)) {
-                    bar.printAbove(() -> report.index(file, sizeOf(file)));
-                    continue;
+                if (mismatches[0] > 0) {
+                    bar.close();
+                    landed.forEach((file, l) -> report.shard(file, -1, l, false));
+                    report.summary(input.name(), 0, input.tensors().size(), total, mismatches[0], input.requests());
+                    return Status.INVALID.exitCode();
                 }
-                List<ReshardReport.Landed> landed = verify(file, limits, read, bar);
-                mismatches += (int) landed.stream().filter(l -> !l.verified()).count();
-                bar.printAbove(() -> report.shard(file, sizeOf(file), landed));
+                throw e;
             }
-            report.summary(input.name(), written.size(), input.tensors().size(), total, mismatches,
-                    input.requests());
-            return mismatches == 0 ? 0 : Status.INVALID.exitCode();
         }
+        // the bar is closed: nothing redraws after the summary
+        for (Path file : written) {
+            if (file.getFileName().toString().endsWith(Location.INDEX_SUFFIX)) {
+                report.index(file, sizeOf(file));
+            } else {
+                report.shard(file, sizeOf(file), landed.getOrDefault(file, List.of()), true);
+            }
+        }
+        report.summary(input.name(), written.size(), input.tensors().size(), total, 0, input.requests());
+        return 0;
     }
 
     /** Reads every tensor back from the file it landed in and compares its digest with the one read at the source. */
@@ -179,7 +238,8 @@ final class ReshardCommand implements Subcommand {
             inOrder.sort(java.util.Comparator.comparingLong(TensorInfo::begin));
             for (TensorInfo t : inOrder) {
                 String[] digest = new String[1];
-                try (Sha256Channel sink = Sha256Channel.sink(t.byteLength(), bar::advance, d -> digest[0] = d)) {
+                try (Sha256Channel sink = Sha256Channel.sink(t.byteLength(), bar::advanceSecond,
+                        d -> digest[0] = d)) {
                     f.copyTensorTo(t.name(), sink);
                 }
                 landed.add(new ReshardReport.Landed(t, digest[0], digest[0] != null
@@ -197,13 +257,50 @@ final class ReshardCommand implements Subcommand {
         }
     }
 
-    private int failed(Output output, ReshardReport report, String name, Failure f) {
+    /**
+     * @return what failed: a write failure names the output file, anything else (a read of the source, a rule the
+     *         source breaks) the source file it came from, never the {@code --out} folder
+     */
+    private Failure failure(Throwable e, String shown) {
+        if (OutOfMemory.in(e)) {
+            return OutOfMemory.failure(e);
+        }
+        Failure f = Failure.from(e, shown);
+        if (f.code().equals("WRITE_FAILED") && !force && e.getMessage() != null
+                && (e.getMessage().contains("exists: refusing") || e.getMessage().contains("earlier layout"))) {
+            return new Failure(f.status(), f.code(), f.message() + "; use --force to replace it", f.check(), e);
+        }
+        return f;
+    }
+
+    private int failed(Output output, ReshardReport report, String shown, Failure f) {
+        Throwable e = f.cause();
+        String named = e instanceof SafetensorsException s && s.source() != null && !s.source().isEmpty()
+                ? s.source() : shown;
+        boolean write = f.code().equals("WRITE_FAILED");
+        String source = write ? shown : named;
         if (common.json) {
-            report.failure(name, f);
+            report.failure(source, write ? named : null, f);
         } else {
-            output.error(Sanitized.line(name, 400) + ": " + f.message() + " [" + f.code() + "]", f.cause());
+            output.error(Sanitized.line(named, 400) + ": " + f.message() + " [" + f.code() + "]", f.cause());
         }
         return f.status().exitCode();
+    }
+
+    private DType cast() {
+        if (dtype == null) {
+            return null;
+        }
+        switch (dtype.toUpperCase(java.util.Locale.ROOT)) {
+            case "F32":
+                return DType.F32;
+            case "F16":
+                return DType.F16;
+            case "BF16":
+                return DType.BF16;
+            default:
+                throw usage("--dtype must be F32, F16 or BF16, was '" + Sanitized.line(dtype, 40) + "'");
+        }
     }
 
     private long size() {
@@ -237,6 +334,11 @@ final class ReshardCommand implements Subcommand {
             int eq = m.indexOf('=');
             if (eq <= 0) {
                 throw usage("--metadata takes KEY=VALUE with a non-empty KEY, was '" + Sanitized.line(m, 80) + "'");
+            }
+            if (m.indexOf('\uFFFD') >= 0) {
+                // the JVM decodes arguments before main sees them: bytes that are not UTF-8 arrive as U+FFFD
+                throw usage("--metadata: '" + Sanitized.line(m, 80) + "' holds bytes that are not UTF-8 (or a U+FFFD"
+                        + " replacement character): metadata is written as UTF-8, give it as UTF-8");
             }
             entries.put(m.substring(0, eq), m.substring(eq + 1));
         }

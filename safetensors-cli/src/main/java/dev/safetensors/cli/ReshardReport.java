@@ -14,9 +14,11 @@ import java.util.Locale;
 
 /**
  * What {@code reshard} prints. Text: one line per file written, each tensor's SHA-256 under its shard, and a summary.
- * JSON Lines: one object per file written ({@code kind} {@code shard} or {@code index}; a shard lists its tensors
- * with {@code sha256} and {@code verified}), then a summary object ({@code kind} {@code reshard}). A failure is one
- * line on stderr, or with {@code --json} a summary object with {@code status}, {@code code} and {@code message}.
+ * JSON Lines: one object per file written ({@code file}, {@code kind} {@code output_shard} or {@code output_index}: a
+ * {@code shard} is always an input's, as in {@code validate}; an output shard lists its tensors with {@code sha256}
+ * and {@code verified}), then a summary object ({@code kind} {@code reshard}, {@code source} what was read). A failure
+ * is one line on stderr, or with {@code --json} a summary object with {@code status}, {@code code}, {@code message},
+ * {@code source} (the file whose read failed, or the checkpoint) and, for a write failure, {@code file}.
  */
 final class ReshardReport {
     private static final JsonFactory JSON = CommandJson.FACTORY;
@@ -43,13 +45,19 @@ final class ReshardReport {
         this.json = json;
     }
 
-    /** @param file a shard written, and its tensors */
-    void shard(Path file, long size, List<Landed> tensors) {
+    /**
+     * @param file    a shard, and its tensors
+     * @param size    its size in bytes
+     * @param tensors its tensors as read back
+     * @param written whether it was renamed into place ({@code false}: its read-back failed, nothing was replaced)
+     */
+    void shard(Path file, long size, List<Landed> tensors, boolean written) {
         if (json) {
             line(g -> {
                 g.writeStringProperty("file", file.toString());
-                g.writeStringProperty("kind", "shard");
+                g.writeStringProperty("kind", "output_shard");
                 g.writeNumberProperty("size", size);
+                g.writeBooleanProperty("written", written);
                 g.writeName("tensors");
                 g.writeStartArray();
                 for (Landed t : tensors) {
@@ -67,8 +75,13 @@ final class ReshardReport {
             });
             return;
         }
-        out.printf(Locale.ROOT, "wrote %s  %s, %s%n", Sanitized.line(file.toString(), 400),
-                Readable.plural(tensors.size(), "tensor"), Readable.bytes(size));
+        if (written) {
+            out.printf(Locale.ROOT, "wrote %s  %s, %s%n", Sanitized.line(file.toString(), 400),
+                    Readable.plural(tensors.size(), "tensor"), Readable.bytes(size));
+        } else {
+            out.printf(Locale.ROOT, "NOT written %s  %s (read back before the rename)%n",
+                    Sanitized.line(file.toString(), 400), Readable.plural(tensors.size(), "tensor"));
+        }
         for (Landed t : tensors) {
             out.printf(Locale.ROOT, "  sha256 %s %s  %s %s %s%n", t.sha256(), t.verified() ? "ok" : "MISMATCH",
                     Sanitized.line(t.info().name(), 200), t.info().dtype(), Arrays.toString(t.info().shape()));
@@ -80,7 +93,7 @@ final class ReshardReport {
         if (json) {
             line(g -> {
                 g.writeStringProperty("file", file.toString());
-                g.writeStringProperty("kind", "index");
+                g.writeStringProperty("kind", "output_index");
                 g.writeNumberProperty("size", size);
             });
         } else {
@@ -106,17 +119,27 @@ final class ReshardReport {
                     + " input's%n", Sanitized.line(source, 400), Readable.plural(tensors, "tensor"),
                     Readable.bytes(bytes), Readable.plural(files, "file"));
         } else {
-            out.printf(Locale.ROOT, "resharded %s: %s of %s did NOT land as read (SHA-256 mismatch)%n",
+            out.printf(Locale.ROOT, "resharded %s: %s of %s did NOT land as read (SHA-256 mismatch); nothing was"
+                    + " replaced%n",
                     Sanitized.line(source, 400), Readable.plural(mismatches, "tensor"), Readable.count(tensors));
         }
         out.flush();
     }
 
-    /** A reshard that failed before it wrote anything, or while writing. */
-    void failure(String source, Failure f) {
+    /**
+     * A reshard that failed before it wrote anything, or while writing.
+     *
+     * @param source what was read: the checkpoint, or the file of it whose read failed
+     * @param file   the output file or folder a write failure names, or {@code null}
+     * @param f      the failure
+     */
+    void failure(String source, String file, Failure f) {
         if (json) {
             line(g -> {
                 g.writeStringProperty("source", source);
+                if (file != null) {
+                    g.writeStringProperty("file", file);
+                }
                 g.writeStringProperty("kind", "reshard");
                 g.writeStringProperty("status", f.status().json());
                 g.writeStringProperty("code", f.code());

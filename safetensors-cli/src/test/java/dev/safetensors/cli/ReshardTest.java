@@ -118,7 +118,7 @@ class ReshardTest {
         assertEquals(100, summary.get("tensor_count").asInt());
         int shardCount = lines.size() - 2;
         assertTrue(shardCount > 3, split.describe());
-        assertEquals("index", lines.get(lines.size() - 2).get("kind").asString());
+        assertEquals("output_index", lines.get(lines.size() - 2).get("kind").asString());
         try (SafetensorsFile original = SafetensorsFile.open(hundred)) {
             for (JsonNode shard : lines.subList(0, shardCount)) {
                 long bytes = 0;

@@ -88,14 +88,37 @@ public final class AtomicFile implements Closeable {
      * @throws IOException if the target is refused (see the class comment) or the file cannot be created
      */
     static AtomicFile create(Path path, boolean replace, TempFileJanitor janitor) throws IOException {
-        return create(path, replace, List.of(), janitor);
+        return create(path, replace, List.of(), janitor, true);
+    }
+
+    /**
+     * The same for a file renamed by a {@link CommitJournal}: the temporary file is always beside {@code path}, and a
+     * symbolic link there is replaced by the new file rather than written through.
+     *
+     * @param path    where the file goes
+     * @param replace whether an existing file may be replaced
+     * @param janitor the registry of temporary files
+     * @return an open temporary file
+     * @throws IOException if the target is refused (see the class comment) or the file cannot be created
+     */
+    static AtomicFile beside(Path path, boolean replace, TempFileJanitor janitor) throws IOException {
+        return create(path, replace, List.of(), janitor, false);
     }
 
     private static AtomicFile create(Path path, boolean replace, List<Path> inputs, TempFileJanitor janitor)
             throws IOException {
-        Path target = resolve(path);
+        return create(path, replace, inputs, janitor, true);
+    }
+
+    private static AtomicFile create(Path path, boolean replace, List<Path> inputs, TempFileJanitor janitor,
+                                     boolean follow) throws IOException {
+        Path target = follow ? resolve(path) : path.toAbsolutePath();
         Set<PosixFilePermission> keep = null;
-        if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
+        if (!follow && Files.isSymbolicLink(target)) {
+            if (!replace) {
+                throw exists(path);
+            }
+        } else if (Files.exists(target, LinkOption.NOFOLLOW_LINKS)) {
             if (!Files.isRegularFile(target, LinkOption.NOFOLLOW_LINKS)) {
                 throw new StorageException(ErrorCode.NOT_A_FILE, path.toString(), Files.isDirectory(target)
                         ? "is a directory: name the file to write"
@@ -175,8 +198,15 @@ public final class AtomicFile implements Closeable {
      * @throws IOException if that fails; the temporary file is then deleted and the target left as it was
      */
     public void commit() throws IOException {
+        commit(true);
+    }
+
+    /** @param force whether to force the content to the device before the rename */
+    void commit(boolean force) throws IOException {
         try {
-            channel.force(true);
+            if (force) {
+                channel.force(true);
+            }
             channel.close();
             if (replace) {
                 try {
@@ -196,6 +226,29 @@ public final class AtomicFile implements Closeable {
         } finally {
             close();
         }
+    }
+
+    /**
+     * Ends writing without renaming: forces the content to the device if asked and closes the channel. The temporary
+     * file stays, still registered for deletion at shutdown; the caller renames it (through a {@link CommitJournal})
+     * or deletes it, and {@link #close()} no longer touches it.
+     *
+     * @param force whether to force the content to the device
+     * @return the temporary file
+     * @throws IOException if forcing or closing fails; the temporary file is then deleted
+     */
+    Path stage(boolean force) throws IOException {
+        try {
+            if (force) {
+                channel.force(true);
+            }
+            channel.close();
+        } catch (IOException e) {
+            close();
+            throw e;
+        }
+        done = true;
+        return temp;
     }
 
     /**

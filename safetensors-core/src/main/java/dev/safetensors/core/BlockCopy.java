@@ -26,7 +26,7 @@ final class BlockCopy {
     private final String target;
     private final WritableByteChannel out;
     private final FileChannel file;
-    private final ByteBuffer block = ByteBuffer.allocateDirect(BLOCK_BYTES);
+    private final ByteBuffer block;
     private long written;
 
     /**
@@ -37,6 +37,7 @@ final class BlockCopy {
         this.target = target;
         this.out = out;
         this.file = null;
+        this.block = newBlock();
     }
 
     /**
@@ -44,9 +45,25 @@ final class BlockCopy {
      * @param file   a new file of this writer's own, written from position 0, where zeros may be left as holes
      */
     BlockCopy(String target, FileChannel file) {
+        this(target, file, newBlock());
+    }
+
+    /**
+     * @param target the output's name, for messages
+     * @param file   a new file of this writer's own, written from position 0, where zeros may be left as holes
+     * @param block  the buffer to copy through, of {@link #BLOCK_BYTES}, shared by the copies of one writer (one at
+     *               a time), so writing many files costs one buffer
+     */
+    BlockCopy(String target, FileChannel file, ByteBuffer block) {
         this.target = target;
         this.out = file;
         this.file = file;
+        this.block = block;
+    }
+
+    /** @return a buffer for {@link #BlockCopy(String, FileChannel, ByteBuffer)} */
+    static ByteBuffer newBlock() {
+        return ByteBuffer.allocateDirect(BLOCK_BYTES);
     }
 
     /** @return the bytes written or skipped so far */
@@ -105,21 +122,45 @@ final class BlockCopy {
 
     /** Gives a file that ends in skipped zeros its full size. */
     void finish() throws IOException {
-        if (file != null && file.size() < written) {
-            file.write(ByteBuffer.allocate(1), written - 1);
+        try {
+            if (file != null && file.size() < written) {
+                file.write(ByteBuffer.allocate(1), written - 1);
+            }
+        } catch (IOException e) {
+            throw writeFailed(target, e);
         }
     }
 
     private void emit(ByteBuffer b) throws IOException {
         int n = b.remaining();
-        if (file != null && n > 0 && b.mismatch(ZEROS.duplicate().limit(n)) < 0) {
-            file.position(file.position() + n);
-        } else {
-            while (b.hasRemaining()) {
-                out.write(b);
+        try {
+            if (file != null && n > 0 && b.mismatch(ZEROS.duplicate().limit(n)) < 0) {
+                file.position(file.position() + n);
+            } else {
+                while (b.hasRemaining()) {
+                    out.write(b);
+                }
             }
+        } catch (IOException e) {
+            throw writeFailed(target, e);
         }
         written += n;
+    }
+
+    /**
+     * @param target the output's name
+     * @param e      a failure of the output (a full disk, a closed pipe, an I/O error of the device)
+     * @return the failure as the output's: {@link ErrorCode#WRITE_FAILED} naming the output, an interrupt kept as it
+     *         is ({@link ErrorCode#INTERRUPTED})
+     */
+    static IOException writeFailed(String target, IOException e) {
+        if (e instanceof java.io.InterruptedIOException || e instanceof java.nio.channels.ClosedByInterruptException
+                || e instanceof StorageException s && s.code() == ErrorCode.WRITE_FAILED) {
+            return e;
+        }
+        String reason = e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason()
+                : e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        return new StorageException(ErrorCode.WRITE_FAILED, target, "cannot be written: " + reason, e);
     }
 
     private void checkInterrupt() throws InterruptedIOException {

@@ -62,6 +62,8 @@ public final class SafetensorsWriter {
     private final List<WriterEntry> entries = new ArrayList<>();
     private final Map<String, String> metadata = new LinkedHashMap<>();
     private Alignment alignment = Alignment.INSERTION_ORDER;
+    private Durability durability = Durability.EACH_FILE;
+
     private SafetensorsWriter(Limits limits) {
         this.limits = limits;
     }
@@ -175,6 +177,36 @@ public final class SafetensorsWriter {
     }
 
     /**
+     * Adds a tensor given as float32 values, written as {@code dtype}: F32 keeps every bit; F16 and BF16 round to the
+     * nearest value, ties to even, with {@link Float32Narrowing} (NaN stays NaN, too large becomes infinity). The
+     * values are narrowed block by block while the file is written, never held twice.
+     *
+     * @param name   the name
+     * @param dtype  F32, F16 or BF16
+     * @param shape  the dimensions (copied); empty for a scalar
+     * @param values the elements in row-major order; kept, not copied
+     * @return this writer
+     * @throws IllegalArgumentException if {@code dtype} is not F32, F16 or BF16
+     */
+    public SafetensorsWriter tensor(String name, DType dtype, long[] shape, float[] values) {
+        entries.add(WriterEntry.ofFloats(Objects.requireNonNull(name, "name"), Objects.requireNonNull(dtype, "dtype"),
+                shape, Objects.requireNonNull(values, "values")));
+        return this;
+    }
+
+    /**
+     * Chooses whether {@link #writeTo(Path)} forces the file to the device before renaming it into place.
+     *
+     * @param durability {@link Durability#EACH_FILE} or {@link Durability#AT_END} (the default: force, the same for one
+     *                   file) or {@link Durability#NONE} (no force: a machine crash may leave the file partly written)
+     * @return this writer
+     */
+    public SafetensorsWriter durability(Durability durability) {
+        this.durability = Objects.requireNonNull(durability, "durability");
+        return this;
+    }
+
+    /**
      * Validates what this writer would write and returns it as a reader would see it; writes nothing.
      *
      * @return the header of the output, tensors in data order
@@ -231,7 +263,7 @@ public final class SafetensorsWriter {
         Encoded encoded = encode(path.toString());
         try (AtomicFile file = AtomicFile.create(path, true, TempFileJanitor.JVM)) {
             long written = encoded.writeTo(file);
-            file.commit();
+            file.commit(durability != Durability.NONE);
             return written;
         }
     }
@@ -256,7 +288,12 @@ public final class SafetensorsWriter {
     record Encoded(String target, byte[] json, SafetensorsHeader header, List<WriterEntry> entries) {
         /** Writes the whole file into a temporary file, leaving holes for zeros; the caller commits it. */
         long writeTo(AtomicFile file) throws IOException {
-            BlockCopy copy = new BlockCopy(target, file.channel());
+            return writeTo(file, BlockCopy.newBlock());
+        }
+
+        /** The same through a buffer shared by the files of one writer. */
+        long writeTo(AtomicFile file, ByteBuffer block) throws IOException {
+            BlockCopy copy = new BlockCopy(target, file.channel(), block);
             long written = writeTo(copy);
             copy.finish();
             return written;

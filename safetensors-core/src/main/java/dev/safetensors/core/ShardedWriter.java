@@ -46,12 +46,18 @@ import java.util.Objects;
  * <h2>Checks and atomicity</h2>
  * Every shard is built and validated as {@link SafetensorsWriter} validates a file (the metadata is written into
  * every shard, under the same rules), and the index is parsed back with {@link ShardIndex} and cross-checked against
- * the shards' headers, all before the first byte is written. Existing output files are refused unless
- * {@link #replaceExisting(boolean)}. Every file is written to a temporary file first; only when all of them are
- * complete are they renamed into place, shards first and the index last. A failure while writing (a source that
- * delivers the wrong length, an interrupt, a full disk) deletes the temporary files and leaves the directory as it
- * was. The renames themselves are one per file: if one fails (another process created the file meanwhile, the
- * directory vanished), the files renamed before it stay, and the index, renamed last, is not written.
+ * the shards' headers, all before the first byte is written. Existing files of the same names, and files of an
+ * earlier layout with the same prefix ({@code PREFIX.safetensors}, {@code PREFIX.safetensors.index.json},
+ * {@code PREFIX-NNNNN-of-NNNNN.safetensors} that the new files do not replace) are refused, naming the file, unless
+ * {@link #replaceExisting(boolean)}; with it, the earlier layout's files are deleted once the new files are in place.
+ *
+ * <p>Every file is written to a temporary file beside its target, one at a time (one descriptor and one 1 MiB buffer
+ * whatever the number of shards), forced to the device as {@link #durability(Durability)} says, then the folder; the
+ * {@link #check(StagedCheck) check} runs on the complete files; only then are they renamed into place, through a
+ * {@link CommitJournal}: shards first, the index last, then the earlier layout's files deleted. A failure or a signal
+ * before the journal is in place deletes the temporary files and leaves the folder as it was; after it, the renames
+ * are finished by this write, by the JVM's shutdown, or (after SIGKILL or a crash) by the next write into the folder
+ * or {@link CommitJournal#recover(Path)}. So the folder holds the old checkpoint or the new one whole.
  *
  * <p>Not thread-safe.
  */
@@ -66,6 +72,9 @@ public final class ShardedWriter {
             .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
             .build();
 
+    /** The longest prefix, in UTF-8 bytes. */
+    public static final int MAX_PREFIX_BYTES = 200;
+
     private final long maxShardBytes;
     private final Limits limits;
     private final List<WriterEntry> entries = new ArrayList<>();
@@ -73,6 +82,9 @@ public final class ShardedWriter {
     private Alignment alignment = Alignment.INSERTION_ORDER;
     private String prefix = "model";
     private boolean replace;
+    private Durability durability = Durability.EACH_FILE;
+    private StagedCheck check;
+    private java.util.function.IntConsumer steps = step -> { };
 
     private ShardedWriter(long maxShardBytes, Limits limits) {
         if (maxShardBytes < 1) {
@@ -103,19 +115,22 @@ public final class ShardedWriter {
     /**
      * @param prefix the start of every file name (default {@code model}): a plain file name, no path
      * @return this writer
-     * @throws IllegalArgumentException if it is empty, contains a path separator, a colon or a control character,
-     *                                  or is {@code .} or {@code ..}
+     * @throws IllegalArgumentException if it is empty, longer than {@value #MAX_PREFIX_BYTES} bytes in UTF-8 (the
+     *                                  longest name written, the index's temporary file, then stays within the 255
+     *                                  bytes file systems allow), contains a path separator, a colon or a control
+     *                                  character, or is {@code .} or {@code ..}
      */
     public ShardedWriter prefix(String prefix) {
         Objects.requireNonNull(prefix, "prefix");
-        boolean bad = prefix.isEmpty() || prefix.equals(".") || prefix.equals("..") || prefix.length() > 200;
+        boolean bad = prefix.isEmpty() || prefix.equals(".") || prefix.equals("..") || prefix.length() > MAX_PREFIX_BYTES
+                || prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PREFIX_BYTES;
         for (int i = 0; i < prefix.length() && !bad; i++) {
             char c = prefix.charAt(i);
             bad = c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == ':' || Character.isSurrogate(c);
         }
         if (bad) {
-            throw new IllegalArgumentException("the prefix must be a plain file name of up to 200 characters, with"
-                    + " no '/', '\\\\', ':' or control character");
+            throw new IllegalArgumentException("the prefix must be a plain file name of up to " + MAX_PREFIX_BYTES
+                    + " bytes in UTF-8 (file names stop at 255), with no '/', '\\\\', ':' or control character");
         }
         this.prefix = prefix;
         return this;
@@ -197,6 +212,62 @@ public final class ShardedWriter {
     }
 
     /**
+     * Adds a tensor given as float32 values, written as {@code dtype}; see
+     * {@link SafetensorsWriter#tensor(String, DType, long[], float[])}.
+     *
+     * @param name   the name
+     * @param dtype  F32, F16 or BF16 (rounded to nearest, ties to even)
+     * @param shape  the dimensions (copied)
+     * @param values the elements in row-major order; kept, not copied
+     * @return this writer
+     * @throws IllegalArgumentException if {@code dtype} is not F32, F16 or BF16
+     */
+    public ShardedWriter tensor(String name, DType dtype, long[] shape, float[] values) {
+        entries.add(WriterEntry.ofFloats(Objects.requireNonNull(name, "name"), Objects.requireNonNull(dtype, "dtype"),
+                shape, Objects.requireNonNull(values, "values")));
+        return this;
+    }
+
+    /**
+     * Adds an F32 tensor, every bit kept.
+     *
+     * @param name   the name
+     * @param shape  the dimensions (copied)
+     * @param values the elements in row-major order; kept, not copied
+     * @return this writer
+     */
+    public ShardedWriter tensor(String name, long[] shape, float[] values) {
+        return tensor(name, DType.F32, shape, values);
+    }
+
+    /**
+     * @param durability when files are forced to the device (default {@link Durability#EACH_FILE})
+     * @return this writer
+     */
+    public ShardedWriter durability(Durability durability) {
+        this.durability = Objects.requireNonNull(durability, "durability");
+        return this;
+    }
+
+    /**
+     * Sets a check run on every shard once all files are written and forced, before the first rename: a check that
+     * throws stops the write with the folder unchanged. A reshard reads every tensor back here.
+     *
+     * @param check the check, or {@code null} for none
+     * @return this writer
+     */
+    public ShardedWriter check(StagedCheck check) {
+        this.check = check;
+        return this;
+    }
+
+    /** @param steps told each step of the commit reached (see {@link CommitJournal}); for tests that stop there */
+    ShardedWriter onCommitStep(java.util.function.IntConsumer steps) {
+        this.steps = Objects.requireNonNull(steps, "steps");
+        return this;
+    }
+
+    /**
      * @return the file names this writer would write, shards first and the index (if any) last; writes nothing
      */
     public List<String> fileNames() {
@@ -214,19 +285,18 @@ public final class ShardedWriter {
     }
 
     /**
-     * Writes the shards and the index into {@code dir}, all or nothing (see the class comment).
+     * Writes the shards and the index into {@code dir}, all or nothing (see the class comment). A missing folder is
+     * created (and removed again if the write fails); a commit journal left in it by a killed write is rolled forward
+     * first ({@link CommitJournal#recover(Path)}).
      *
-     * @param dir an existing directory
+     * @param dir the folder to write into
      * @return the files written, shards in order and the index last (no index for a single file)
      * @throws IOException a {@link dev.safetensors.SafetensorsException} if a shard or the index would break a rule,
-     *                     {@link ErrorCode#WRITE_FAILED} for an existing file not to be replaced, or a failure of a
-     *                     source or the file system
+     *                     {@link ErrorCode#WRITE_FAILED} for an existing file not to be replaced (named), a folder
+     *                     that cannot be created or written, a full disk, or a {@link #check(StagedCheck) check} that
+     *                     failed; or a failure of a source, with the source's code and name
      */
     public List<Path> writeTo(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) {
-            throw new StorageException(ErrorCode.NOT_A_FILE, dir.toString(), "is not a directory to write the"
-                    + " shards into");
-        }
         java.util.Set<String> seen = new java.util.HashSet<>();
         for (WriterEntry e : entries) {
             if (!seen.add(e.name())) {
@@ -257,36 +327,139 @@ public final class ShardedWriter {
             index = indexJson(total, weightMap);
             ShardIndex.parse(indexName, index).verifyAgainst(headers);
         }
+        List<Path> created = OutputFolder.create(dir);
+        boolean committed = false;
+        List<Path> staged = new ArrayList<>();
+        try {
+            CommitJournal.recover(dir);
+            List<String> stale = earlierLayout(dir, names);
+            boolean sync = durability != Durability.NONE;
+            ByteBuffer block = BlockCopy.newBlock();
+            // one file open at a time: written, forced (EACH_FILE), closed, then the next
+            for (int i = 0; i < encoded.size(); i++) {
+                SafetensorsWriter.Encoded shard = encoded.get(i);
+                staged.add(stage(dir, names.get(i), f -> shard.writeTo(f, block), staged));
+            }
+            if (index != null) {
+                byte[] json = index;
+                staged.add(stage(dir, names.get(names.size() - 1),
+                        f -> new BlockCopy(f.target().toString(), f.channel(), block).write(ByteBuffer.wrap(json)),
+                        staged));
+            }
+            if (durability == Durability.AT_END) {
+                for (Path p : staged) {
+                    force(p);
+                }
+            }
+            if (sync) {
+                CommitJournal.syncFolder(dir);
+            }
+            if (check != null) {
+                for (int i = 0; i < encoded.size(); i++) {
+                    check.check(dir.resolve(names.get(i)), staged.get(i));
+                }
+            }
+            List<CommitJournal.Rename> renames = new ArrayList<>();
+            for (int i = 0; i < names.size(); i++) {
+                renames.add(new CommitJournal.Rename(staged.get(i).getFileName().toString(), names.get(i)));
+            }
+            CommitJournal.commit(dir, prefix, renames, stale, sync, steps, () -> {
+                for (Path p : staged) {
+                    TempFileJanitor.JVM.release(p);
+                }
+            });
+            committed = true;
+            List<Path> written = new ArrayList<>();
+            for (String name : names) {
+                written.add(dir.resolve(name));
+            }
+            return List.copyOf(written);
+        } finally {
+            if (!committed) {
+                discard(staged, created);
+            }
+        }
+    }
+
+    /** Writes one file into a temporary file beside its target, and closes it. */
+    private Path stage(Path dir, String name, Filler filler, List<Path> staged) throws IOException {
+        AtomicFile f;
+        try {
+            f = AtomicFile.beside(dir.resolve(name), replace, TempFileJanitor.JVM);
+        } catch (dev.safetensors.SafetensorsException e) {
+            throw e;
+        } catch (IOException e) {
+            throw BlockCopy.writeFailed(dir.resolve(name).toString(), e);
+        }
+        try (f) {
+            filler.fill(f);
+            try {
+                return f.stage(durability == Durability.EACH_FILE);
+            } catch (IOException e) {
+                throw BlockCopy.writeFailed(f.target().toString(), e);
+            }
+        }
+    }
+
+    /** Fills a temporary file. */
+    private interface Filler {
+        void fill(AtomicFile file) throws IOException;
+    }
+
+    private static void force(Path file) throws IOException {
+        try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.WRITE)) {
+            ch.force(true);
+        } catch (IOException e) {
+            throw BlockCopy.writeFailed(file.toString(), e);
+        }
+    }
+
+    /** Deletes the temporary files of a write that did not reach its commit point, and the folders it created. */
+    private static void discard(List<Path> staged, List<Path> created) {
+        for (Path p : staged) {
+            try {
+                Files.deleteIfExists(p);
+            } catch (IOException e) {
+                // the shutdown cleanup tries again
+                continue;
+            }
+            TempFileJanitor.JVM.release(p);
+        }
+        OutputFolder.removeIfEmpty(created);
+    }
+
+    /**
+     * @return the files in {@code dir} with this writer's prefix that the new files do not replace: an earlier
+     *         single file, index or shards of another count; deleted once the new files are in place
+     * @throws StorageException naming the first file in the way when replacing is not allowed
+     */
+    private List<String> earlierLayout(Path dir, List<String> names) throws IOException {
+        java.util.regex.Pattern ours = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(prefix)
+                + "(\\.safetensors|\\.safetensors\\.index\\.json|-\\d{5}-of-\\d{5}\\.safetensors)");
+        List<String> stale = new ArrayList<>();
+        List<String> present = new ArrayList<>();
+        try (java.util.stream.Stream<Path> files = Files.list(dir)) {
+            files.forEach(p -> present.add(p.getFileName().toString()));
+        }
+        java.util.Collections.sort(present);
         for (String name : names) {
-            if (!replace && Files.exists(dir.resolve(name), java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+            if (!replace && present.contains(name)) {
                 throw new StorageException(ErrorCode.WRITE_FAILED, dir.resolve(name).toString(), "exists: refusing"
                         + " to replace it");
             }
         }
-        List<AtomicFile> files = new ArrayList<>();
-        try {
-            for (int i = 0; i < encoded.size(); i++) {
-                AtomicFile f = AtomicFile.create(dir.resolve(names.get(i)), replace, TempFileJanitor.JVM);
-                files.add(f);
-                encoded.get(i).writeTo(f);
-            }
-            if (index != null) {
-                AtomicFile f = AtomicFile.create(dir.resolve(names.get(names.size() - 1)), replace,
-                        TempFileJanitor.JVM);
-                files.add(f);
-                new BlockCopy(f.target().toString(), f.channel()).write(ByteBuffer.wrap(index));
-            }
-            List<Path> written = new ArrayList<>();
-            for (AtomicFile f : files) {
-                f.commit();
-                written.add(dir.resolve(f.target().getFileName()));
-            }
-            return List.copyOf(written);
-        } finally {
-            for (AtomicFile f : files) {
-                f.close();
+        for (String name : present) {
+            if (!names.contains(name) && ours.matcher(name).matches()) {
+                if (!replace) {
+                    throw new StorageException(ErrorCode.WRITE_FAILED, dir.resolve(name).toString(), "belongs to an"
+                            + " earlier layout with the prefix '" + prefix + "': refusing to leave it beside the new"
+                            + " files, where a loader may read it instead; allow replacing to delete it");
+                }
+                stale.add(name);
             }
         }
+        return stale;
     }
 
     private String shardName(int i, int n) {

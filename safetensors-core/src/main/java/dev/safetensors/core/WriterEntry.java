@@ -31,7 +31,18 @@ final class WriterEntry {
     }
 
     static WriterEntry ofFloats(String name, long[] shape, float[] floats) {
-        return new WriterEntry(name, DType.F32, shape, null, floats);
+        return ofFloats(name, DType.F32, shape, floats);
+    }
+
+    /**
+     * @param dtype F32, F16 or BF16: the values are narrowed block by block as they are written
+     * @throws IllegalArgumentException for another dtype
+     */
+    static WriterEntry ofFloats(String name, DType dtype, long[] shape, float[] floats) {
+        if (!Float32Narrowing.supports(dtype)) {
+            throw new IllegalArgumentException("float values are written as F32, F16 or BF16, not " + dtype);
+        }
+        return new WriterEntry(name, dtype, shape, null, floats);
     }
 
     String name() {
@@ -48,7 +59,7 @@ final class WriterEntry {
 
     /** @return the number of bytes {@link #writeTo} writes */
     long byteLength() {
-        return source != null ? source.length() : 4L * floats.length;
+        return source != null ? source.length() : (long) dtype.byteSize() * floats.length;
     }
 
     void writeTo(BlockCopy out) throws IOException {
@@ -58,12 +69,14 @@ final class WriterEntry {
         }
         ByteBuffer block = ByteBuffer.allocate((int) Math.min(RangeStreamer.BLOCK_BYTES, byteLength()))
                 .order(ByteOrder.LITTLE_ENDIAN);
-        int perBlock = block.capacity() / 4;
+        int size = dtype.byteSize();
+        int perBlock = block.capacity() / size;
         for (int i = 0; i < floats.length; i += perBlock) {
             int n = Math.min(perBlock, floats.length - i);
             block.clear();
-            block.asFloatBuffer().put(floats, i, n);
-            block.limit(4 * n);
+            // round to nearest even for F16 and BF16; F32 keeps every bit
+            Float32Narrowing.narrow(dtype, floats, i, n, block);
+            block.flip();
             out.write(block);
         }
     }

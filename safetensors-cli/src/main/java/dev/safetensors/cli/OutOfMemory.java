@@ -1,0 +1,44 @@
+package dev.safetensors.cli;
+
+/**
+ * The command's last resort when the JVM runs out of memory: one coded line ({@code OUT_OF_MEMORY}, exit 3), never a
+ * stack trace, wherever the error was thrown (the main thread, or a fetch thread whose failure came back as the cause
+ * of an {@link java.io.IOException}).
+ */
+final class OutOfMemory {
+    /** The command's code for it. */
+    static final String CODE = "OUT_OF_MEMORY";
+
+    private OutOfMemory() {
+    }
+
+    /**
+     * @param e a failure
+     * @return whether an {@link OutOfMemoryError} is it or among its causes
+     */
+    static boolean in(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof OutOfMemoryError) {
+                return true;
+            }
+            if (t.getCause() == t) {
+                break;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * @param e the failure
+     * @return it as a failure of the run
+     */
+    static Failure failure(Throwable e) {
+        return new Failure(Status.ERROR, CODE, message(), null, e);
+    }
+
+    /** @return what to tell the user */
+    static String message() {
+        return "out of memory (the JVM's maximum heap is " + Readable.bytes(Runtime.getRuntime().maxMemory())
+                + "): lower --parallel or --part-size, or raise the heap with JAVA_OPTS=-Xmx...";
+    }
+}
