@@ -12,13 +12,15 @@ final class CommonOptions {
     URI s3Endpoint;
     boolean s3PathStyle;
     boolean debug;
+    boolean quiet;
 
     /** @param spec the command that takes these options; they are added in the order its help lists them */
     void declare(CommandSpec spec) {
-        spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per source (schema in the README).",
+        spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per source (schema in docs/cli.md).",
                         () -> json = true))
                 .option(OptionSpec.value("--policy", "POLICY", "Validation policy: strict (the default) or official"
-                        + " (what the official Rust crate accepts: 100 MB headers, all 22 dtypes).",
+                        + " (the official Rust crate's bounds: 100 MB headers, all 22 dtypes; duplicate keys and unknown tensor"
+                        + " fields stay refused).",
                         v -> policy = OptionValue.policy(v)))
                 .option(OptionSpec.value("--max-header-bytes", "N", "Largest header accepted, in bytes (strict"
                         + " default 8388608).", v -> maxHeaderBytes = OptionValue.longInteger(v)))
@@ -27,6 +29,8 @@ final class CommonOptions {
                         v -> s3Endpoint = OptionValue.uri(v)))
                 .option(OptionSpec.flag("--s3-path-style", "Address S3 buckets as ENDPOINT/BUCKET/KEY, as MinIO and"
                         + " most S3-compatible stores need.", () -> s3PathStyle = true))
+                .option(OptionSpec.flag("--quiet", "Draw no progress bar, even on a terminal (results and errors are"
+                        + " still printed).", () -> quiet = true))
                 .option(OptionSpec.flag("--debug", "Print the stack trace behind each failure, and the libraries'"
                         + " debug log (requests, retries) on stderr.", () -> debug = true));
     }
@@ -68,6 +72,6 @@ final class CommonOptions {
      * @return the output for this run
      */
     Output output(PrintStream out, PrintStream err) {
-        return new Output(out, err, json, debug);
+        return new Output(out, err, json, debug, quiet);
     }
 }

@@ -55,7 +55,7 @@ final class ManifestCommand implements Subcommand {
     @Override
     public int call() {
         // the manifest is the only thing on stdout; every problem is a line on stderr
-        Output problems = new Output(err, err, false, common.debug);
+        Output problems = new Output(err, err, false, common.debug, common.quiet);
         SourceOpener opener = common.opener();
         List<Target> targets = CheckRun.expand(sources, opener);
         List<ManifestEntry> entries = new ArrayList<>();
