@@ -24,8 +24,12 @@ import java.nio.ByteOrder;
  * from {@link #f16} on first use: 256 KiB that stay in cache, and about three times faster than the branches of
  * {@link #f16} (measured 2.4 against 0.85 G elements/s on one core of the development machine). The other 8-bit
  * formats use a 256-entry table each.
+ *
+ * <p>Public for the modules above core that widen memory of their own (the {@code MemorySegment} views of
+ * {@code safetensors-memory}); {@link SafetensorsFile#readFloat32(String)} and {@link TensorSlice#readFloat32()} are
+ * the usual way in. Stateless and thread-safe.
  */
-final class Float32Widening {
+public final class Float32Widening {
     private static final VarHandle SHORT_LE = MethodHandles.byteArrayViewVarHandle(short[].class,
             ByteOrder.LITTLE_ENDIAN);
 
@@ -38,8 +42,11 @@ final class Float32Widening {
     private Float32Widening() {
     }
 
-    /** @return whether {@code dtype} can be widened to float32 */
-    static boolean supports(DType dtype) {
+    /**
+     * @param dtype a dtype
+     * @return whether {@code dtype} can be widened to float32
+     */
+    public static boolean supports(DType dtype) {
         return switch (dtype) {
             case F32, F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ, F8_E5M2FNUZ -> true;
             default -> false;
@@ -47,7 +54,7 @@ final class Float32Widening {
     }
 
     /** @return the widened dtypes, for messages */
-    static String supportedNames() {
+    public static String supportedNames() {
         return "F32, F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ and F8_E5M2FNUZ";
     }
 
@@ -55,10 +62,16 @@ final class Float32Widening {
      * Widens the elements between {@code src}'s position and limit into {@code dst} from {@code offset}, leaving
      * {@code src} unchanged.
      *
-     * @param src a buffer holding a whole number of little-endian elements of {@code dtype}
+     * @param dtype  a dtype that {@link #supports} widening
+     * @param src    a buffer (heap or direct, read-only or not; its byte order is ignored) holding a whole number of
+     *               little-endian elements of {@code dtype}
+     * @param dst    where the floats go
+     * @param offset the index in {@code dst} of the first float
      * @return the number of floats written
+     * @throws IllegalArgumentException  if {@code dtype} is not widened
+     * @throws IndexOutOfBoundsException if {@code dst} has no room for them from {@code offset}
      */
-    static int widen(DType dtype, ByteBuffer src, float[] dst, int offset) {
+    public static int widen(DType dtype, ByteBuffer src, float[] dst, int offset) {
         return widen(dtype, src, src.position(), src.remaining(), dst, offset);
     }
 
