@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RangeNotHonouredException;
+import dev.safetensors.SafetensorsException;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceNotFoundException;
@@ -313,7 +314,7 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
                 LOG.log(System.Logger.Level.DEBUG, () -> name + " GET " + range + " failed: " + e);
                 if (attempt >= policy.maxAttempts()) {
                     throw new StorageException(code, name, "GET " + range + " failed after " + attempt + " attempt"
-                            + (attempt == 1 ? "" : "s") + ": " + SourceNames.clip(String.valueOf(e.getMessage())), e);
+                            + (attempt == 1 ? "" : "s") + ": " + SourceNames.clip(reason(e)), e);
                 }
                 pause(attempt, policy.backoff(attempt), "failed (" + e + ")", range, started, deadline);
                 continue;
@@ -597,5 +598,10 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
 
     /** The size and version the answers so far agree on; -1 and {@code null} while unknown. */
     private record Pinned<V>(long size, V version) {
+    }
+
+    /** @return why an attempt failed: a coded failure's detail alone, so its source and code are not said twice */
+    private static String reason(IOException e) {
+        return e instanceof SafetensorsException s && s.detail() != null ? s.detail() : String.valueOf(e.getMessage());
     }
 }

@@ -3,6 +3,7 @@ package dev.safetensors.cli;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 
 /**
@@ -11,6 +12,14 @@ import java.util.Set;
  * option's receiver as it is met; the positional arguments are dealt out to the parameters once all are known.
  */
 final class ArgumentParser {
+    /**
+     * Options of other commands that users reach for here, with the option of this command that does what they mean:
+     * named in the usage error when the command has it.
+     */
+    private static final Map<String, String> INSTEAD = Map.of("--jobs", "--parallel");
+    private static final Map<String, String> WHY = Map.of("--jobs", "--jobs is for the commands that examine many"
+            + " files at once; to fetch the parts of a remote tensor at once, use");
+
     private ArgumentParser() {
     }
 
@@ -39,7 +48,7 @@ final class ArgumentParser {
             String name = eq > 0 ? arg.substring(0, eq) : arg;
             OptionSpec option = find(options, name);
             if (option == null) {
-                throw new UsageException("Unknown option: '" + Sanitized.line(arg, 200) + "'");
+                throw new UsageException("Unknown option: '" + Sanitized.line(arg, 200) + "'" + instead(options, name));
             }
             if (option == CommandSpec.HELP) {
                 return true;
@@ -76,6 +85,13 @@ final class ArgumentParser {
         }
         deal(spec.positionals(), positional);
         return false;
+    }
+
+    /** @return the hint for an option of other commands, or "" */
+    private static String instead(List<OptionSpec> options, String name) {
+        String other = INSTEAD.get(name);
+        OptionSpec here = other == null ? null : find(options, other);
+        return here == null ? "" : ": " + WHY.get(name) + " '" + here.longName() + " " + here.label() + "'";
     }
 
     private static OptionSpec find(List<OptionSpec> options, String name) {

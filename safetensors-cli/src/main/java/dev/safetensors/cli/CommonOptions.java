@@ -12,14 +12,16 @@ final class CommonOptions {
     URI s3Endpoint;
     boolean s3PathStyle;
     boolean debug;
+    boolean quiet;
 
     /** @param spec the command that takes these options; they are added in the order its help lists them */
     void declare(CommandSpec spec) {
-        spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per source (schema in the README).",
+        spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per source (schema in docs/cli.md).",
                         () -> json = true))
                 .option(OptionSpec.value("--policy", "POLICY", "Validation policy: strict (the default) or official"
-                        + " (what the official Rust crate accepts: " + Limits.OFFICIAL.maxHeaderBytes() + "-byte headers, all "
-                        + Limits.OFFICIAL.acceptedDtypes().size() + " dtypes).",
+                        + " (the official Rust crate's bounds: " + Limits.OFFICIAL.maxHeaderBytes() + "-byte headers, all "
+                        + Limits.OFFICIAL.acceptedDtypes().size() + " dtypes; duplicate keys and unknown tensor fields"
+                        + " stay refused).",
                         v -> policy = OptionValue.policy(v)))
                 .option(OptionSpec.value("--max-header-bytes", "N", "Largest header accepted, in bytes (strict"
                         + " default " + Limits.DEFAULT.maxHeaderBytes() + ").", v -> maxHeaderBytes = OptionValue.longInteger(v)))
@@ -28,6 +30,8 @@ final class CommonOptions {
                         v -> s3Endpoint = OptionValue.uri(v)))
                 .option(OptionSpec.flag("--s3-path-style", "Address S3 buckets as ENDPOINT/BUCKET/KEY, as MinIO and"
                         + " most S3-compatible stores need.", () -> s3PathStyle = true))
+                .option(OptionSpec.flag("--quiet", "Draw no progress bar, even on a terminal (results and errors are"
+                        + " still printed).", () -> quiet = true))
                 .option(OptionSpec.flag("--debug", "Print the stack trace behind each failure, and the libraries'"
                         + " debug log (requests, retries) on stderr.", () -> debug = true));
     }
@@ -69,6 +73,6 @@ final class CommonOptions {
      * @return the output for this run
      */
     Output output(PrintStream out, PrintStream err) {
-        return new Output(out, err, json, debug);
+        return new Output(out, err, json, debug, quiet);
     }
 }

@@ -17,7 +17,7 @@ import java.util.OptionalLong;
  * The machine output: one JSON object per result, on one line (JSON Lines). Every field of the schema is always
  * present, {@code null} when unknown, except {@code code} and {@code message} (only when not valid), the shard and
  * checkpoint fields, {@code sha256} (only when computed), {@code sha256_compared_with} (only when compared) and
- * {@code tensors} (only with {@code --tensors}). The schema is documented in the README.
+ * {@code tensors} (only with {@code --tensors}). The schema is documented in docs/cli.md.
  */
 final class JsonFormatter {
     private static final JsonFactory JSON = CommandJson.FACTORY;

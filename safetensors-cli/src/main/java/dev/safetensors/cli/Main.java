@@ -2,7 +2,6 @@ package dev.safetensors.cli;
 
 import dev.safetensors.ErrorCode;
 
-import java.io.BufferedOutputStream;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
 import java.io.PrintStream;
@@ -12,7 +11,9 @@ import java.util.Arrays;
 /**
  * The entry point of the {@code safetensors} command. Results go to stdout, errors to stderr, both UTF-8; the exit
  * code is 0 (all valid), 1 (some invalid or unsupported), 2 (usage error) or 3 (some source unreadable, or stdout
- * could not be written: a full disk, a closed pipe). No stack trace and no library log line is printed unless
+ * could not be written: a full disk). When the reader of stdout went away ({@code | head}), the command ends quietly
+ * with {@link StandardOutput#CLOSED_PIPE_STATUS}, as {@code cat} does. Under {@code --json} a usage error is also one
+ * JSON object on stdout ({@link UsageJson}). No stack trace and no library log line is printed unless
  * {@code --debug} is given (see {@link DebugLog}).
  */
 public final class Main {
@@ -25,8 +26,7 @@ public final class Main {
      * @param args the command line
      */
     public static void main(String[] args) {
-        PrintStream out = new PrintStream(new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 1 << 16),
-                false, StandardCharsets.UTF_8);
+        PrintStream out = StandardOutput.open();
         PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         int code = run(args, out, err);
         out.flush();
@@ -50,6 +50,10 @@ public final class Main {
         int code = execute(args, out, err);
         out.flush();
         if (out.checkError()) {
+            if (out instanceof StandardOutput stdout && stdout.readerGone()) {
+                // the reader has what it wanted: nothing to report, as for cat or grep
+                return StandardOutput.CLOSED_PIPE_STATUS;
+            }
             // PrintStream swallows write failures; whatever the verdict, the output the user asked for is lost
             err.println("safetensors: cannot write to " + Sink.STDOUT + " (a closed pipe or a full disk?); the output"
                     + " is incomplete [" + ErrorCode.WRITE_FAILED + "]");
@@ -72,7 +76,7 @@ public final class Main {
                 case "-h", "--help" -> out.print(SafetensorsCommand.help());
                 case "-V", "--version" -> out.print(VersionInfo.text());
                 default -> {
-                    return usage(err, "safetensors", (first.startsWith("-") ? "Unknown option: '"
+                    return usage(out, err, args, "safetensors", (first.startsWith("-") ? "Unknown option: '"
                             : "Unknown command: '") + Sanitized.line(first, 200) + "'");
                 }
             }
@@ -86,7 +90,7 @@ public final class Main {
             }
             return command.call();
         } catch (UsageException e) {
-            return usage(err, "safetensors " + first, e.getMessage());
+            return usage(out, err, args, "safetensors " + first, e.getMessage());
         } catch (OutOfMemoryError e) {
             // the last resort: one coded line, never a trace (what held the memory is unreachable by now)
             err.println("safetensors: " + OutOfMemory.message() + " [" + OutOfMemory.CODE + "]");
@@ -102,8 +106,12 @@ public final class Main {
         }
     }
 
-    private static int usage(PrintStream err, String command, String message) {
-        err.println("safetensors: " + Sanitized.line(String.valueOf(message), 1000));
+    private static int usage(PrintStream out, PrintStream err, String[] args, String command, String message) {
+        String line = Sanitized.line(String.valueOf(message), 1000);
+        if (Arrays.asList(args).contains("--json")) {
+            out.println(UsageJson.line(command, line));
+        }
+        err.println("safetensors: " + line);
         err.println("Try '" + command + " --help' for more information.");
         return Status.USAGE;
     }

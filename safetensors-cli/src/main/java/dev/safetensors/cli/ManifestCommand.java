@@ -59,7 +59,7 @@ final class ManifestCommand implements Subcommand {
     @Override
     public int call() {
         // the manifest is the only thing on stdout; every problem is a line on stderr
-        Output problems = new Output(err, err, false, common.debug);
+        Output problems = new Output(err, err, false, common.debug, common.quiet);
         if (sources.isEmpty() && selection.fromFile == null) {
             throw new UsageException("give a SOURCE, - for standard input, or --from-file FILE");
         }

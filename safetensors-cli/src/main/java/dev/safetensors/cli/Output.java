@@ -1,19 +1,23 @@
 package dev.safetensors.cli;
 
 import java.io.PrintStream;
+import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
 /**
  * Where results go. Results (valid, invalid, unsupported) go to stdout; a source that could not be read at all is
  * an error and goes to stderr, except in {@code --json} mode, where every result is one JSON line on stdout and
  * stderr stays quiet. With {@code --debug}, the stack trace behind a failure follows on stderr. Lines are flushed one
- * by one so that stdout and stderr interleave in order, and printed above the progress bar.
+ * by one so that stdout and stderr interleave in order, and printed above the progress bar, which {@code --quiet}
+ * turns off.
  */
 final class Output {
     private final PrintStream out;
     private final PrintStream err;
     private final boolean json;
     private final boolean debug;
+    private final boolean quiet;
+    private final BooleanSupplier terminal;
     private ProgressBar progress = ProgressBar.disabled();
 
     /**
@@ -23,10 +27,35 @@ final class Output {
      * @param debug whether to print stack traces
      */
     Output(PrintStream out, PrintStream err, boolean json, boolean debug) {
+        this(out, err, json, debug, false);
+    }
+
+    /**
+     * @param out   stdout
+     * @param err   stderr
+     * @param json  whether results are JSON Lines
+     * @param debug whether to print stack traces
+     * @param quiet whether to draw no progress bar, even on a terminal
+     */
+    Output(PrintStream out, PrintStream err, boolean json, boolean debug, boolean quiet) {
+        this(out, err, json, debug, quiet, Terminal::stderr);
+    }
+
+    /**
+     * @param out      stdout
+     * @param err      stderr
+     * @param json     whether results are JSON Lines
+     * @param debug    whether to print stack traces
+     * @param quiet    whether to draw no progress bar, even on a terminal
+     * @param terminal whether stderr is a terminal, asked when a bar may be drawn
+     */
+    Output(PrintStream out, PrintStream err, boolean json, boolean debug, boolean quiet, BooleanSupplier terminal) {
+        this.terminal = terminal;
         this.out = out;
         this.err = err;
         this.json = json;
         this.debug = debug;
+        this.quiet = quiet;
     }
 
     /** @return an output that prints nothing and draws no progress bar, for a run whose caller prints itself */
@@ -36,14 +65,15 @@ final class Output {
     }
 
     /**
-     * Starts a progress bar on stderr, drawn only when stderr is a terminal; results are printed above it.
+     * Starts a progress bar on stderr, drawn only when stderr is a terminal and {@code --quiet} was not given; results
+     * are printed above it.
      *
      * @param total how much work there is (it may grow)
      * @param unit  what is counted
      * @return the bar; close it when the work is done
      */
     ProgressBar startProgress(long total, ProgressBar.Unit unit) {
-        progress = ProgressBar.start(err, total, unit, Terminal.stderr());
+        progress = quiet ? ProgressBar.disabled() : ProgressBar.start(err, total, unit, terminal.getAsBoolean());
         return progress;
     }
 

@@ -6,7 +6,10 @@ import dev.safetensors.Limits;
 enum Policy {
     /** {@link Limits#DEFAULT}: the strict rules. */
     STRICT(Limits.DEFAULT),
-    /** {@link Limits#OFFICIAL}: what the official Rust crate accepts. */
+    /**
+     * {@link Limits#OFFICIAL}: the official Rust crate's bounds and dtypes; duplicate keys and unknown tensor fields
+     * stay refused.
+     */
     OFFICIAL(Limits.OFFICIAL);
 
     private final Limits limits;

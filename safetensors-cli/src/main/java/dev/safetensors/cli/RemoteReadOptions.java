@@ -12,9 +12,19 @@ final class RemoteReadOptions {
         spec.option(OptionSpec.value("--parallel", "N", "Parts of a remote tensor fetched at once, 1 to "
                         + ReadOptions.MAX_PARALLELISM + "; 1 reads it as one stream (default "
                         + ReadOptions.DEFAULT_PARALLELISM + ").", v -> parallel = OptionValue.integer(v)))
-                .option(OptionSpec.value("--part-size", "BYTES", "Bytes per part of a remote tensor, a multiple of 8"
-                        + " from " + ReadOptions.MIN_PART_SIZE_BYTES + " (default "
-                        + ReadOptions.DEFAULT_PART_SIZE_BYTES + ").", v -> partSize = OptionValue.integer(v)));
+                .option(OptionSpec.value("--part-size", "SIZE", "Bytes per part of a remote tensor, in bytes or with"
+                        + " a unit (8MiB), a multiple of 8 from " + ReadOptions.MIN_PART_SIZE_BYTES + " (default "
+                        + ReadOptions.DEFAULT_PART_SIZE_BYTES + ", 8MiB).", v -> partSize = partSize(v)));
+    }
+
+    /** A part is one buffer: a size in bytes or with a unit, at most what an array holds. */
+    private static int partSize(String text) {
+        long bytes = ByteSize.parseBytes(text);
+        if (bytes > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("'" + Sanitized.line(text, 40) + "' is more than a part can hold ("
+                    + Integer.MAX_VALUE + " bytes)");
+        }
+        return (int) bytes;
     }
 
     /**

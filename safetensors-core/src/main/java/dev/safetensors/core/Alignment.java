@@ -11,9 +11,9 @@ import java.util.List;
  *
  * <ul>
  *   <li>{@link #INSERTION_ORDER} (the default): tensors in the order they were added, header padded to 8 bytes.</li>
- *   <li>{@link #DTYPE}: as the official writer does, tensors ordered by element size, largest first (ties keep the
- *       order they were added), header padded to 8 bytes. Every tensor then starts at a file offset that is a
- *       multiple of its element size.</li>
+ *   <li>{@link #DTYPE}: tensors ordered by element size, largest first (ties keep the order they were added), header
+ *       padded to 8 bytes. Every tensor then starts at a file offset that is a multiple of its element size. (The
+ *       official writer sorts by dtype, then by name: the same guarantee, with another order.)</li>
  *   <li>{@link #bytes(int) bytes(N)}: the header is padded so the payload starts at a multiple of N, and the tensors
  *       whose byte length is a multiple of N come first (by element size, largest first), then the others (by
  *       element size). Every tensor of the first group starts at a multiple of N; the first tensor of the second

@@ -24,6 +24,10 @@ import java.nio.ByteOrder;
  * from {@link #f16} on first use: 256 KiB that stay in cache, and about three times faster than the branches of
  * {@link #f16} (measured 2.4 against 0.85 G elements/s on one core of the development machine). The other 8-bit
  * formats use a 256-entry table each.
+ *
+ * <p>Public for the modules above core that widen memory of their own (the {@code MemorySegment} views of
+ * {@code safetensors-memory}); {@link SafetensorsFile#readFloat32(String)} and {@link TensorSlice#readFloat32()} are
+ * the usual way in. Stateless and thread-safe.
  */
 public final class Float32Widening {
     private static final VarHandle SHORT_LE = MethodHandles.byteArrayViewVarHandle(short[].class,
@@ -50,7 +54,7 @@ public final class Float32Widening {
     }
 
     /** @return the widened dtypes, for messages */
-    static String supportedNames() {
+    public static String supportedNames() {
         return "F32, F16, BF16, F8_E4M3, F8_E5M2, F8_E8M0, F8_E4M3FNUZ and F8_E5M2FNUZ";
     }
 
@@ -59,12 +63,14 @@ public final class Float32Widening {
      * {@code src} unchanged, exactly as {@link SafetensorsFile#readFloat32(String)} does (NaN payloads, infinities,
      * subnormals and -0.0 kept), so a tensor can be widened chunk by chunk.
      *
-     * @param dtype  a dtype that {@link #supports}
-     * @param src    a buffer holding a whole number of little-endian elements of {@code dtype}
-     * @param dst    where the floats go; room for {@code src.remaining() / dtype.byteSize()} from {@code offset}
-     * @param offset the first index of {@code dst} written
+     * @param dtype  a dtype that {@link #supports} widening
+     * @param src    a buffer (heap or direct, read-only or not; its byte order is ignored) holding a whole number of
+     *               little-endian elements of {@code dtype}
+     * @param dst    where the floats go
+     * @param offset the index in {@code dst} of the first float
      * @return the number of floats written
-     * @throws IllegalArgumentException if the dtype is not {@linkplain #supports supported}
+     * @throws IllegalArgumentException  if {@code dtype} is not widened
+     * @throws IndexOutOfBoundsException if {@code dst} has no room for them from {@code offset}
      */
     public static int widen(DType dtype, ByteBuffer src, float[] dst, int offset) {
         return widen(dtype, src, src.position(), src.remaining(), dst, offset);

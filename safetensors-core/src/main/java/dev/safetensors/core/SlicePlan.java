@@ -62,14 +62,15 @@ final class SlicePlan {
             if (s == null) {
                 throw invalid(source, t, "slice " + i + " is null");
             }
+            long start = s.start(dims[i]);
             long stop = s.stop(dims[i]);
-            if (s.start() < 0 || s.step() < 1 || stop < s.start() || stop > dims[i]) {
+            if (start < 0 || s.step() < 1 || stop < start || stop > dims[i]) {
                 throw invalid(source, t, "slice " + s + " does not fit dimension " + i + " of size " + dims[i]
-                        + " (0 <= start <= stop <= size, step >= 1)");
+                        + " (0 <= start <= stop <= size once negative indices count from the end, step >= 1)");
             }
-            starts[i] = s.start();
+            starts[i] = start;
             steps[i] = s.step();
-            sizes[i] = stop == s.start() ? 0 : (stop - s.start() - 1) / s.step() + 1;
+            sizes[i] = stop == start ? 0 : (stop - start - 1) / s.step() + 1;
         }
         long elements = 1;
         for (long n : sizes) {

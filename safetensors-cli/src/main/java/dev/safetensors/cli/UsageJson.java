@@ -1,0 +1,40 @@
+package dev.safetensors.cli;
+
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+import tools.jackson.core.json.JsonFactory;
+import tools.jackson.core.json.JsonWriteFeature;
+
+import java.io.StringWriter;
+
+/**
+ * A usage error as one JSON object on one line, printed on stdout under {@code --json} so that a program reading the
+ * JSON Lines learns why there are none: {@code {"status":"usage","code":"USAGE","command":...,"message":...}}.
+ */
+final class UsageJson {
+    /** The {@code code} field of a usage error: not an {@link dev.safetensors.ErrorCode}, since nothing was read. */
+    static final String CODE = "USAGE";
+
+    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
+
+    private UsageJson() {
+    }
+
+    /**
+     * @param command the command as typed, such as {@code safetensors dump}
+     * @param message what is wrong
+     * @return the JSON object, without a line terminator
+     */
+    static String line(String command, String message) {
+        StringWriter w = new StringWriter(256);
+        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
+            g.writeStartObject();
+            g.writeStringProperty("status", "usage");
+            g.writeStringProperty("code", CODE);
+            g.writeStringProperty("command", command);
+            g.writeStringProperty("message", message);
+            g.writeEndObject();
+        }
+        return w.toString();
+    }
+}
