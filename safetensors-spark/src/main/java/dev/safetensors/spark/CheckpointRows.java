@@ -142,7 +142,7 @@ final class CheckpointRows implements DataWriter<InternalRow> {
             finishShard();
         }
         if (current == null) {
-            current = new SpooledFile(folder.next(".spool"));
+            current = new SpooledFile(folder.next(".spool"), options.path());
         }
         current.begin(name, d, dims, length);
         open = name;

@@ -99,7 +99,7 @@ final class KeyedRows implements DataWriter<InternalRow> {
             finishFile();
         }
         if (current == null) {
-            current = new SpooledFile(folder.next(".spool"));
+            current = new SpooledFile(folder.next(".spool"), options.path());
         }
         current.key(k);
         for (int c = 0; c < columns.size(); c++) {

@@ -24,6 +24,7 @@ import java.util.List;
  */
 final class SpooledFile implements Closeable {
     private final Path spool;
+    private final String output;
     private final FileChannel channel;
     private final List<Entry> entries = new ArrayList<>();
     private final List<String> keys = new ArrayList<>();
@@ -33,8 +34,10 @@ final class SpooledFile implements Closeable {
     private record Entry(String name, DType dtype, long[] shape, long offset, long length) {
     }
 
-    SpooledFile(Path spool) throws IOException {
+    /** @param output names the write's output, for messages */
+    SpooledFile(Path spool, String output) throws IOException {
         this.spool = spool;
+        this.output = output;
         this.channel = FileChannel.open(spool, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 
@@ -63,7 +66,7 @@ final class SpooledFile implements Closeable {
     void append(ByteBuffer data) throws IOException {
         long written = channel.position() - open.offset();
         if (written + data.remaining() > open.length()) {
-            throw new InvalidHeaderException(ErrorCode.LENGTH_MISMATCH, spool.toString(), "the rows of this tensor"
+            throw new InvalidHeaderException(ErrorCode.LENGTH_MISMATCH, output, "the rows of this tensor"
                     + " hold more than the " + open.length() + " bytes its dtype and shape give", open.name(), -1);
         }
         while (data.hasRemaining()) {
@@ -78,7 +81,7 @@ final class SpooledFile implements Closeable {
         }
         long written = channel.position() - open.offset();
         if (written != open.length()) {
-            throw new InvalidHeaderException(ErrorCode.LENGTH_MISMATCH, spool.toString(), "the rows of this tensor"
+            throw new InvalidHeaderException(ErrorCode.LENGTH_MISMATCH, output, "the rows of this tensor"
                     + " hold " + written + " bytes; its dtype and shape give " + open.length()
                     + " (are its chunks split across partitions?)", open.name(), -1);
         }
