@@ -35,7 +35,7 @@ import java.util.Map;
  * given by the user is refused, as the schema follows from the options.
  *
  * <p>{@code df.write().format("safetensors").option("layout", ...).save(path)} writes a checkpoint, a samples
- * dataset or a keyed dataset ({@link WriteLayouts}). Spark lets a DSv2 table provider be written with append or
+ * dataset or a keyed dataset (docs/spark.md, "Writing"). Spark lets a DSv2 table provider be written with append or
  * overwrite only, so the save mode is decided here, through Spark's {@link CreatableRelationProvider} entry, and the
  * rows are then written by the DSv2 {@link SafetensorsWriteProvider} with Spark's task and job commit protocol:
  * {@code errorifexists} (the default) refuses an output folder that holds anything, {@code ignore} leaves it as it
