@@ -129,8 +129,11 @@ final class CheckpointRows implements DataWriter<InternalRow> {
             throw new InvalidHeaderException(ErrorCode.DUPLICATE_KEY, options.path(), "two tensors have this name",
                     name, -1);
         }
-        DType d = options.dtype() != null && floats ? options.dtype()
-                : WriteOptions.dtype("the dtype of tensor " + name, row.getUTF8String(dtype).toString());
+        if (!(options.dtype() != null && floats) && row.isNullAt(dtype)) {
+            throw new InvalidHeaderException(ErrorCode.INVALID_TENSOR_ENTRY, options.path(), "the dtype is null",
+                    name, -1);
+        }
+        DType d = options.dtype() != null && floats ? options.dtype() : rowDtype(name, row);
         if (floats && !Float32Narrowing.supports(d)) {
             throw new InvalidHeaderException(ErrorCode.UNSUPPORTED_DTYPE, options.path(), "array<float> data of a "
                     + d + " tensor; give option dtype F32, F16 or BF16", name, -1);
@@ -147,6 +150,12 @@ final class CheckpointRows implements DataWriter<InternalRow> {
         current.begin(name, d, dims, length);
         open = name;
         openDtype = d;
+    }
+
+    private DType rowDtype(String name, InternalRow row) throws InvalidHeaderException {
+        String v = row.getUTF8String(dtype).toString();
+        return DType.fromName(v).orElseThrow(() -> new InvalidHeaderException(ErrorCode.UNSUPPORTED_DTYPE,
+                options.path(), "unknown dtype '" + v + "'", name, -1));
     }
 
     private static long elements(long[] dims) {

@@ -26,7 +26,7 @@ import java.util.Map;
  * @param batchSize     rows per samples file
  * @param shortBatch    what becomes of a task's last short batch
  * @param key           the keyed layout's key column
- * @param duplicates    what a repeated key or tensor name does
+ * @param duplicates    what a repeated key does (keyed layout)
  * @param failPartitions a test hook: partitions whose attempt 0 fails after writing its first row
  */
 record WriteOptions(String path, Layout layout, boolean overwrite, String prefix, long maxShardSize, int alignment,
@@ -46,7 +46,7 @@ record WriteOptions(String path, Layout layout, boolean overwrite, String prefix
     /** The last short batch of a task in the samples layout. */
     enum ShortBatch { KEEP, DROP, PAD }
 
-    /** A key (keyed layout) or tensor name (checkpoint) seen twice. */
+    /** A key seen twice in the keyed layout: refused, or the last row wins. */
     enum Duplicates { ERROR, LAST }
 
     static WriteOptions parse(Map<String, String> properties) {
