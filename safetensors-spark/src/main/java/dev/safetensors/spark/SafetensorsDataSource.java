@@ -2,13 +2,21 @@ package dev.safetensors.spark;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SQLContext;
+import org.apache.spark.sql.SaveMode;
 import org.apache.spark.sql.connector.catalog.Table;
 import org.apache.spark.sql.connector.catalog.TableProvider;
 import org.apache.spark.sql.connector.expressions.Transform;
+import org.apache.spark.sql.sources.BaseRelation;
+import org.apache.spark.sql.sources.CreatableRelationProvider;
 import org.apache.spark.sql.sources.DataSourceRegister;
 import org.apache.spark.sql.types.StructType;
 import org.apache.spark.sql.util.CaseInsensitiveStringMap;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,8 +33,16 @@ import java.util.Map;
  * (default 8), {@code checksum} (none|sha256), {@code data} (none|binary|float32), {@code maxTensorBytes} (default
  * 64 MiB). docs/spark.md describes each. A value out of range is an {@link IllegalArgumentException}; a schema
  * given by the user is refused, as the schema follows from the options.
+ *
+ * <p>{@code df.write().format("safetensors").option("layout", ...).save(path)} writes a checkpoint, a samples
+ * dataset or a keyed dataset (docs/spark.md, "Writing"). Spark lets a DSv2 table provider be written with append or
+ * overwrite only, so the save mode is decided here, through Spark's {@link CreatableRelationProvider} entry, and the
+ * rows are then written by the DSv2 {@link SafetensorsWriteProvider} with Spark's task and job commit protocol:
+ * {@code errorifexists} (the default) refuses an output folder that holds anything, {@code ignore} leaves it as it
+ * is, {@code overwrite} replaces its content at job commit, {@code append} is refused (a checkpoint's index and a
+ * dataset's manifest describe one job's output; adding files would need rewriting them).
  */
-public final class SafetensorsDataSource implements TableProvider, DataSourceRegister {
+public final class SafetensorsDataSource implements TableProvider, DataSourceRegister, CreatableRelationProvider {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Creates the source, as Spark does through {@code META-INF/services}. */
@@ -47,6 +63,46 @@ public final class SafetensorsDataSource implements TableProvider, DataSourceReg
     @Override
     public Table getTable(StructType schema, Transform[] partitioning, Map<String, String> properties) {
         return new SafetensorsTable(locations(properties), ScanOptions.parse(properties));
+    }
+
+    /**
+     * Writes the rows into the folder of option {@code path} under the save mode (see the class comment).
+     *
+     * @param sqlContext the session's context
+     * @param mode       the save mode
+     * @param parameters the writer's options
+     * @param data       the rows
+     * @return a relation over the rows written
+     * @throws IllegalArgumentException for an option out of range, or {@code append}
+     * @throws UncheckedIOException     wrapping the coded failure of the write ({@code WRITE_FAILED} for an output
+     *                                  that exists under {@code errorifexists})
+     */
+    @Override
+    public BaseRelation createRelation(SQLContext sqlContext, SaveMode mode,
+                                       scala.collection.immutable.Map<String, String> parameters, Dataset<Row> data) {
+        Map<String, String> options = new java.util.HashMap<>();
+        scala.collection.Iterator<scala.Tuple2<String, String>> it = parameters.iterator();
+        while (it.hasNext()) {
+            scala.Tuple2<String, String> e = it.next();
+            options.put(e._1(), e._2());
+        }
+        try {
+            WriteLayouts.save(data, mode, options);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        StructType schema = data.schema();
+        return new BaseRelation() {
+            @Override
+            public SQLContext sqlContext() {
+                return sqlContext;
+            }
+
+            @Override
+            public StructType schema() {
+                return schema;
+            }
+        };
     }
 
     /** The locations Spark passes: {@code path} for one, {@code paths} (a JSON array) for several. */

@@ -7,7 +7,8 @@ import org.apache.spark.sql.execution.metric.SQLMetric;
 import scala.collection.Iterator;
 
 /**
- * The test JVM's one local[2] session (it takes 3-4 s to start, far more on a loaded machine, so the test classes
+ * The test JVM's one local[2] session, each task tried twice as a cluster would (local[2,2]), so a failed
+ * attempt is retried (starting takes 3-4 s to start, far more on a loaded machine, so the test classes
  * share it; Spark's shutdown hook stops it when the JVM exits), and the scan metrics of a finished query.
  */
 final class LocalSpark {
@@ -15,7 +16,7 @@ final class LocalSpark {
     }
 
     static SparkSession start() {
-        SparkSession spark = SparkSession.builder().master("local[2]").appName("safetensors-spark-test")
+        SparkSession spark = SparkSession.builder().master("local[2,2]").appName("safetensors-spark-test")
                 .config("spark.ui.enabled", "false")
                 .config("spark.driver.host", "127.0.0.1")
                 .config("spark.driver.bindAddress", "127.0.0.1")

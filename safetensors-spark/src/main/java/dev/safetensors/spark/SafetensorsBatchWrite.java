@@ -1,0 +1,71 @@
+package dev.safetensors.spark;
+
+import org.apache.spark.sql.connector.write.BatchWrite;
+import org.apache.spark.sql.connector.write.DataWriterFactory;
+import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
+import org.apache.spark.sql.connector.write.WriterCommitMessage;
+import org.apache.spark.sql.types.StructType;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * One write job: the staging folder is made when Spark asks for the writer factory, each task commits into its own
+ * attempt folder (Spark's commit coordinator lets one attempt per partition commit), and the job commit renames the
+ * committed files into the output, the index or manifest last; an aborted job leaves the output as it was.
+ */
+final class SafetensorsBatchWrite implements BatchWrite {
+    private static final System.Logger LOG = System.getLogger(SafetensorsBatchWrite.class.getName());
+    private final WriteOptions options;
+    private final StructType schema;
+    private Staging staging;
+
+    SafetensorsBatchWrite(WriteOptions options, StructType schema) {
+        this.options = options;
+        this.schema = schema;
+    }
+
+    @Override
+    public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
+        try {
+            staging = Staging.prepare(options);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return new TaskWriterFactory(options, schema, staging.folder().toString());
+    }
+
+    @Override
+    public boolean useCommitCoordinator() {
+        return true;
+    }
+
+    @Override
+    public void commit(WriterCommitMessage[] messages) {
+        List<TaskFiles> tasks = new ArrayList<>();
+        for (WriterCommitMessage m : messages) {
+            if (m instanceof TaskFiles t) {
+                tasks.add(t);
+            }
+        }
+        try {
+            new JobCommit(options, staging, tasks).commit();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void abort(WriterCommitMessage[] messages) {
+        if (staging == null) {
+            return;
+        }
+        try {
+            staging.abort();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not clean up the aborted write into " + staging.output(), e);
+        }
+    }
+}
