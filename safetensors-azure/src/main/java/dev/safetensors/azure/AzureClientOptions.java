@@ -14,6 +14,8 @@ import dev.safetensors.StorageException;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -84,6 +86,22 @@ public final class AzureClientOptions {
                 .sasToken(env.get(SAS_TOKEN))
                 .endpoint(env.get(BLOB_ENDPOINT))
                 .build();
+    }
+
+    /**
+     * @return the options of {@link #fromEnvironment} over the process environment, each variable overridden by a Java
+     *         system property of the same name when one is set (as the Azure SDK's own configuration does), so a
+     *         program or a test can configure the default provider without changing its environment
+     */
+    public static AzureClientOptions fromSystem() {
+        Map<String, String> merged = new HashMap<>(System.getenv());
+        for (String name : List.of(CONNECTION_STRING, ACCOUNT, KEY, SAS_TOKEN, BLOB_ENDPOINT)) {
+            String property = System.getProperty(name);
+            if (property != null) {
+                merged.put(name, property);
+            }
+        }
+        return fromEnvironment(merged);
     }
 
     /** @return the configured account, or {@code null} */

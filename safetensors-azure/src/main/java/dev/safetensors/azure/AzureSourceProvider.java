@@ -18,8 +18,8 @@ import java.util.Objects;
  * {@code abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH} and {@code abfs://…} locations, each optionally
  * {@code ?versionid=ID} or {@code ?snapshot=TIMESTAMP} ({@link AzureLocation}).
  *
- * <p>The no-argument constructor (the one {@link java.util.ServiceLoader} uses) reads the environment
- * ({@link AzureClientOptions#fromEnvironment}) when the first source is opened, and builds one client per storage
+ * <p>The no-argument constructor (the one {@link java.util.ServiceLoader} uses) reads the environment and system
+ * properties ({@link AzureClientOptions#fromSystem}) when the first source of an account is opened, and builds one client per storage
  * account, shared by every source it opens; {@link #close()} drops them. Programs that manage their own
  * {@link BlobServiceClient} pass it, and every location must then be in that client's account. Thread-safe.
  */
@@ -29,13 +29,14 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
     private final BlobServiceClient given;
     private final Map<String, Client> clients = new HashMap<>();
 
-    /** A provider configured by the environment, read on the first {@link #open}. */
+    /** A provider configured by the environment and system properties, read on the first {@link #open}. */
     public AzureSourceProvider() {
         this((AzureClientOptions) null, RemotePolicy.DEFAULT);
     }
 
     /**
-     * @param options how to build the clients; {@code null} for the environment, read on the first {@link #open}
+     * @param options how to build the clients; {@code null} for {@link AzureClientOptions#fromSystem()}, read on the
+     *                first {@link #open}
      * @param policy  retries and deadlines of every source
      */
     public AzureSourceProvider(AzureClientOptions options, RemotePolicy policy) {
@@ -109,7 +110,7 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
         AzureClientOptions o = options;
         if (o == null) {
             try {
-                o = AzureClientOptions.fromEnvironment(System.getenv());
+                o = AzureClientOptions.fromSystem();
             } catch (IllegalArgumentException e) {
                 throw new StorageException(ErrorCode.INVALID_ENDPOINT, location.name(), AzureClientOptions.BLOB_ENDPOINT
                         + ": " + e.getMessage());
