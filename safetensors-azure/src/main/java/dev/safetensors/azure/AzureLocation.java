@@ -41,7 +41,18 @@ public record AzureLocation(String scheme, String account, String endpointSuffix
     private static final Pattern ACCOUNT = Pattern.compile("[a-z0-9]{3,24}");
     private static final Pattern VERSION = Pattern.compile("[A-Za-z0-9:.\\-]{1,64}");
 
-    /** Checks the parts. */
+    /**
+     * Checks the parts.
+     *
+     * @param scheme         the scheme, lower case
+     * @param account        the account the location names, or {@code null}
+     * @param endpointSuffix the cloud's DNS suffix, or {@code null}
+     * @param container      the container
+     * @param blob           the blob name
+     * @param versionId      the version asked for, or {@code null}
+     * @param snapshot       the snapshot asked for, or {@code null}
+     * @throws IllegalArgumentException if both a version and a snapshot are given
+     */
     public AzureLocation {
         Objects.requireNonNull(scheme, "scheme");
         Objects.requireNonNull(container, "container");
