@@ -85,7 +85,9 @@ final class DebugLog implements AutoCloseable {
 
         @Override
         public void publish(LogRecord record) {
-            if (isLoggable(record)) {
+            // The JDK HttpClient's internal debug lines quote whole request URLs, where a SAS or a presigned URL
+            // keeps its signature: they are never printed. Our backends log each request without its credentials.
+            if (isLoggable(record) && !String.valueOf(record.getLoggerName()).startsWith("jdk.internal.httpclient")) {
                 err.print(getFormatter().format(record));
                 err.flush();
             }

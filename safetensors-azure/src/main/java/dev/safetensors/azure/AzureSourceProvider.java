@@ -1,0 +1,125 @@
+package dev.safetensors.azure;
+
+import com.azure.storage.blob.BlobServiceClient;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.StorageException;
+import dev.safetensors.spi.RemotePolicy;
+
+import java.io.IOException;
+import java.net.URI;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Opens {@link AzureSource}s for {@code az://CONTAINER/BLOB}, {@code azure://CONTAINER/BLOB},
+ * {@code abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH} and {@code abfs://…} locations, each optionally
+ * {@code ?versionid=ID} or {@code ?snapshot=TIMESTAMP} ({@link AzureLocation}).
+ *
+ * <p>The no-argument constructor (the one {@link java.util.ServiceLoader} uses) reads the environment and system
+ * properties ({@link AzureClientOptions#fromSystem}) when the first source of an account is opened, and builds one client per storage
+ * account, shared by every source it opens; {@link #close()} drops them. Programs that manage their own
+ * {@link BlobServiceClient} pass it, and every location must then be in that client's account. Thread-safe.
+ */
+public final class AzureSourceProvider implements RandomAccessSourceProvider, AutoCloseable {
+    private final AzureClientOptions options;
+    private final RemotePolicy policy;
+    private final BlobServiceClient given;
+    private final Map<String, Client> clients = new HashMap<>();
+
+    /** A provider configured by the environment and system properties, read on the first {@link #open}. */
+    public AzureSourceProvider() {
+        this((AzureClientOptions) null, RemotePolicy.DEFAULT);
+    }
+
+    /**
+     * @param options how to build the clients; {@code null} for {@link AzureClientOptions#fromSystem()}, read on the
+     *                first {@link #open}
+     * @param policy  retries and deadlines of every source
+     */
+    public AzureSourceProvider(AzureClientOptions options, RemotePolicy policy) {
+        this.options = options;
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.given = null;
+    }
+
+    /** @param options how to build the clients */
+    public AzureSourceProvider(AzureClientOptions options) {
+        this(Objects.requireNonNull(options, "options"), RemotePolicy.DEFAULT);
+    }
+
+    /**
+     * @param client the client every source uses, with its account, credentials and HTTP client (its retry policy
+     *               is left out: retries are the shared policy's); the caller keeps it
+     */
+    public AzureSourceProvider(BlobServiceClient client) {
+        this(client, RemotePolicy.DEFAULT);
+    }
+
+    /**
+     * @param client the client every source uses; the caller keeps it
+     * @param policy retries and deadlines of every source
+     */
+    public AzureSourceProvider(BlobServiceClient client, RemotePolicy policy) {
+        this.options = null;
+        this.policy = Objects.requireNonNull(policy, "policy");
+        this.given = Objects.requireNonNull(client, "client");
+    }
+
+    /** @return whether the scheme is {@code az}, {@code azure}, {@code abfss} or {@code abfs} */
+    @Override
+    public boolean supports(URI uri) {
+        return AzureLocation.isAzure(uri);
+    }
+
+    /**
+     * @throws IOException an {@link dev.safetensors.InvalidLocationException} ({@link ErrorCode#INVALID_SOURCE}) if
+     *                     the URI is malformed or names another account than a given client's; a
+     *                     {@link StorageException} ({@link ErrorCode#INVALID_SOURCE} or
+     *                     {@link ErrorCode#INVALID_ENDPOINT}) if no client can be configured for it; the blob itself
+     *                     is first read on the first request
+     */
+    @Override
+    public RandomAccessSource open(URI uri) throws IOException {
+        AzureLocation location = AzureLocation.parse(uri);
+        Client client = client(location);
+        return AzureSource.open(client.service(), client.pipeline(), location, policy);
+    }
+
+    /** Drops the clients this provider built (their connections close with them); a given client is kept. */
+    @Override
+    public synchronized void close() {
+        clients.clear();
+    }
+
+    private synchronized Client client(AzureLocation location) throws StorageException {
+        String account = location.account() == null ? "" : location.account();
+        Client known = clients.get(given != null ? "" : account);
+        if (known != null) {
+            return known;
+        }
+        BlobServiceClient service = given != null ? given : configured(location);
+        Client built = new Client(service, BlobPipeline.of(service));
+        clients.put(given != null ? "" : account, built);
+        return built;
+    }
+
+    private BlobServiceClient configured(AzureLocation location) throws StorageException {
+        AzureClientOptions o = options;
+        if (o == null) {
+            try {
+                o = AzureClientOptions.fromSystem();
+            } catch (IllegalArgumentException e) {
+                throw new StorageException(ErrorCode.INVALID_ENDPOINT, location.name(), AzureClientOptions.BLOB_ENDPOINT
+                        + ": " + e.getMessage());
+            }
+        }
+        return o.buildClient(location);
+    }
+
+    /** A client and its pipeline without retries, built once per account. */
+    private record Client(BlobServiceClient service, BlobPipeline pipeline) {
+    }
+}
