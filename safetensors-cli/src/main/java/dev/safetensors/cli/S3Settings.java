@@ -17,9 +17,15 @@ final class S3Settings {
     private S3Settings() {
     }
 
-    /** @return whether the S3 backend is in the boot layer */
+    /**
+     * @return whether the S3 backend is in the boot layer, or, when the command runs on the class path (embedded, or
+     *         in its own tests), whether the backend's classes are there
+     */
     static boolean available() {
-        return ModuleLayer.boot().findModule(MODULE).isPresent();
+        if (S3Settings.class.getModule().isNamed()) {
+            return ModuleLayer.boot().findModule(MODULE).isPresent();
+        }
+        return S3Settings.class.getClassLoader().getResource("dev/safetensors/s3/S3SourceProvider.class") != null;
     }
 
     /**
