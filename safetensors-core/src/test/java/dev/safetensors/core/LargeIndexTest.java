@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -23,7 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (what reading it whole, as before, costs). Prints parse time, peak heap over the parse and the heap the parsed
  * index retains; asserts the parse and that each of the 100 shard names is held once. Figures go to the report and
  * to docs/hub.md; they are not asserted, being machine-dependent.
+ *
+ * <p>Slow tier ({@code -Pslow}): a 60 MB index generated and parsed twice, for the figures it prints.
  */
+@Tag("slow")
 class LargeIndexTest {
     private static final int TENSORS = 200_000;
     private static final int SHARDS = 100;
