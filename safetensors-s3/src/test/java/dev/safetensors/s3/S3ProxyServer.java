@@ -26,7 +26,21 @@ final class S3ProxyServer implements AutoCloseable {
     private final S3Proxy proxy;
     private final BlobStoreContext store;
 
-    S3ProxyServer() throws Exception {
+    private static S3ProxyServer shared;
+
+    /**
+     * @return the module's one s3proxy, started on first use and left to stop with the test JVM: the classes that use
+     *         it write keys of their own, and one start instead of one per class is what sharing saves
+     * @throws Exception if it does not start
+     */
+    static synchronized S3ProxyServer shared() throws Exception {
+        if (shared == null) {
+            shared = new S3ProxyServer();
+        }
+        return shared;
+    }
+
+    private S3ProxyServer() throws Exception {
         store = ContextBuilder.newBuilder("transient").credentials(ACCESS_KEY, SECRET_KEY)
                 .build(BlobStoreContext.class);
         proxy = S3Proxy.builder().blobStore(store.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
