@@ -1,5 +1,7 @@
 package dev.safetensors.examples;
 
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -56,8 +58,22 @@ class DocSnippetsTest {
             import java.util.*;
             """;
 
+    private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
+    /** One file manager for every snippet: it opens the class path's jars once, not once per snippet. */
+    private static StandardJavaFileManager files;
+
     @TempDir
     Path out;
+
+    @BeforeAll
+    static void openFiles() {
+        files = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+    }
+
+    @AfterAll
+    static void closeFiles() throws IOException {
+        files.close();
+    }
 
     record Snippet(String file, int line, String code) {
         String name() {
@@ -149,16 +165,10 @@ class DocSnippetsTest {
                 return unit.source();
             }
         };
-        JavaCompiler javac = ToolProvider.getSystemJavaCompiler();
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
-        try (StandardJavaFileManager files = javac.getStandardFileManager(diagnostics, Locale.ROOT,
-                StandardCharsets.UTF_8)) {
-            List<String> options = List.of("--release", "17", "-proc:none", "-Xlint:all,-processing", "-Werror",
-                    "-classpath", System.getProperty("java.class.path"), "-d", out.toString());
-            javac.getTask(null, files, diagnostics, options, null, List.of(source)).call();
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        List<String> options = List.of("--release", "17", "-proc:none", "-Xlint:all,-processing", "-Werror",
+                "-classpath", System.getProperty("java.class.path"), "-d", out.toString());
+        JAVAC.getTask(null, files, diagnostics, options, null, List.of(source)).call();
         List<String> errors = new ArrayList<>();
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
             if (d.getKind() == Diagnostic.Kind.ERROR || d.getKind() == Diagnostic.Kind.WARNING

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -16,12 +17,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What only the launcher and a real process show: the terminal flags the launcher passes, a manifest read from a
  * pipe (the launcher never reads user files), and standard output that is a full device or a pipe closed early.
+ * Every other test of the command runs it in-process ({@link InProcess}): a JVM start is what costs here.
  */
 class LauncherIT {
     @TempDir
     Path dir;
 
+    /** Slow tier: two runs that each hash a 1 GiB (sparse) file. */
     @Test
+    @Tag("slow")
     void progressIsDrawnOnATerminalOnly() {
         long payload = 1L << 30;
         Path big = Fixtures.sparse(dir.resolve("big.safetensors"), dev.safetensors.fixtures.SafetensorsFixture.create()

@@ -1,5 +1,8 @@
 package dev.safetensors.cli;
 
+import org.eclipse.jetty.http.content.HttpContent;
+import org.eclipse.jetty.http.content.ResourceHttpContentFactory;
+import org.eclipse.jetty.io.ByteBufferPool;
 import org.eclipse.jetty.server.Handler;
 import org.eclipse.jetty.server.Request;
 import org.eclipse.jetty.server.Response;
@@ -30,7 +33,14 @@ final class StaticFileServer {
         connector.setHost("127.0.0.1");
         connector.setPort(0);
         server.addConnector(connector);
-        ResourceHandler files = new ResourceHandler();
+        ResourceHandler files = new ResourceHandler() {
+            // no content cache: Jetty's revalidates a file once a second, and a test that changes a file between two
+            // runs of the command milliseconds apart must be served the new bytes
+            @Override
+            protected HttpContent.Factory newHttpContentFactory(ByteBufferPool.Sized pool) {
+                return new ResourceHttpContentFactory(getBaseResource(), getMimeTypes(), pool);
+            }
+        };
         files.setBaseResource(ResourceFactory.of(server).newResource(root));
         files.setDirAllowed(false);
         files.setEtags(true);

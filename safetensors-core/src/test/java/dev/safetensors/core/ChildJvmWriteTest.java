@@ -2,6 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,7 +33,9 @@ class ChildJvmWriteTest {
     @TempDir
     Path dir;
 
+    /** Slow tier ({@code -Pslow}): 3 GiB written and read back. */
     @Test
+    @Tag("slow")
     void aThreeGibTensorIsWrittenWithA128MibHeap() throws Exception {
         Path in = dir.resolve("zeros.bin");
         try (RandomAccessFile f = new RandomAccessFile(in.toFile(), "rw")) {

@@ -1,7 +1,9 @@
 package dev.safetensors.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -23,7 +25,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (what reading it whole, as before, costs). Prints parse time, peak heap over the parse and the heap the parsed
  * index retains; asserts the parse and that each of the 100 shard names is held once. Figures go to the report and
  * to docs/hub.md; they are not asserted, being machine-dependent.
+ *
+ * <p>Slow tier ({@code -Pslow}): a 60 MB index generated and parsed twice, for the figures it prints.
+ *
+ * <p>Alone ({@code @Isolated}): it measures the heap.
  */
+@Tag("slow")
+@Isolated
 class LargeIndexTest {
     private static final int TENSORS = 200_000;
     private static final int SHARDS = 100;

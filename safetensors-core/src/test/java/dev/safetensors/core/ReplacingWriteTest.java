@@ -5,6 +5,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -25,7 +26,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What an atomic write replaces: the whole file or nothing, permissions kept, links written through, the files being
  * read protected, temporary files never left behind.
+ *
+ * <p>Alone ({@code @Isolated}): it compares the JVM-wide set of temporary files in flight before and after a write.
  */
+@Isolated
 class ReplacingWriteTest {
     @TempDir
     Path dir;

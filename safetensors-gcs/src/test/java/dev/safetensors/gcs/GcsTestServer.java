@@ -33,6 +33,15 @@ final class GcsTestServer implements AutoCloseable {
     }
 
     Storage storage(int maxAttempts) {
+        return storage(host(), maxAttempts);
+    }
+
+    /**
+     * @param host        a loopback server playing Cloud Storage
+     * @param maxAttempts attempts per request
+     * @return a client for it, configured as this harness's own
+     */
+    static Storage storage(String host, int maxAttempts) {
         RetrySettings retry = RetrySettings.newBuilder()
                 .setMaxAttempts(maxAttempts)
                 .setInitialRetryDelayDuration(Duration.ofMillis(10))
@@ -43,7 +52,7 @@ final class GcsTestServer implements AutoCloseable {
                 .setMaxRpcTimeoutDuration(Duration.ofSeconds(10))
                 .build();
         return StorageOptions.http()
-                .setHost(host())
+                .setHost(host)
                 .setProjectId("test")
                 .setCredentials(NoCredentials.getInstance())
                 .setRetrySettings(retry)

@@ -229,7 +229,8 @@ final class HttpTransport {
             throw new StorageException(ErrorCode.NETWORK, name, where + " failed: "
                     + SourceNames.clip(String.valueOf(e)), e);
         }
-        InputStream body = new IdleTimeoutInputStream(response.body(), name, settings.readTimeout());
+        InputStream body = new IdleTimeoutInputStream(response.body(), name, settings.readTimeout(),
+                settings.remotePolicy().time());
         int status = response.statusCode();
         LOG.log(System.Logger.Level.DEBUG, () -> where + " Range: " + range + " -> " + status + ", "
                 + declaredBytes(response));

@@ -2,6 +2,7 @@ package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.TimeSource;
 
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -22,10 +23,19 @@ import java.util.concurrent.TimeUnit;
  * finds none pending (not once per read, which at 64 KiB a read of a fast body would be thousands a second), lapsing
  * when it fires outside a read, and cancelled, so removed at once, when the stream is closed: a closed or abandoned
  * stream is not kept reachable by its timer. Reads are meant for one thread; {@code close} may come from any thread.
+ *
+ * <p>Time is the policy's {@link TimeSource}: with {@link TimeSource#SYSTEM} the watchdog fires when the timeout is
+ * due; with any other clock (a test's, which moves only when told) it looks at that clock every
+ * {@value #POLL_MILLIS} ms of real time while a read is blocked, so that a read times out once the clock has moved
+ * past its deadline, however long the machine took to get there.
  */
 final class IdleTimeoutInputStream extends FilterInputStream {
+    /** How often a clock other than {@link TimeSource#SYSTEM} is looked at while a read is blocked. */
+    static final long POLL_MILLIS = 5;
+
     private final String name;
     private final long timeoutNanos;
+    private final TimeSource time;
     private final Object lock = new Object();
     private boolean inRead;
     private long readStartedAt;
@@ -37,11 +47,13 @@ final class IdleTimeoutInputStream extends FilterInputStream {
      * @param body    the response body
      * @param name    the source name, for the message
      * @param timeout the longest a read may wait for bytes
+     * @param time    the clock the timeout is measured on
      */
-    IdleTimeoutInputStream(InputStream body, String name, Duration timeout) {
+    IdleTimeoutInputStream(InputStream body, String name, Duration timeout, TimeSource time) {
         super(body);
         this.name = name;
         this.timeoutNanos = timeout.toNanos();
+        this.time = time;
     }
 
     @Override
@@ -77,7 +89,7 @@ final class IdleTimeoutInputStream extends FilterInputStream {
         }
         synchronized (lock) {
             inRead = true;
-            readStartedAt = System.nanoTime();
+            readStartedAt = time.nanoTime();
             if (watchdog == null && !closed) {
                 schedule(timeoutNanos);
             }
@@ -90,9 +102,10 @@ final class IdleTimeoutInputStream extends FilterInputStream {
         }
     }
 
-    /** Called holding the lock. */
+    /** Called holding the lock; {@code delayNanos} is on {@link #time}. */
     private void schedule(long delayNanos) {
-        watchdog = Watchdog.TIMER.schedule(this::check, delayNanos, TimeUnit.NANOSECONDS);
+        long realNanos = time == TimeSource.SYSTEM ? delayNanos : TimeUnit.MILLISECONDS.toNanos(POLL_MILLIS);
+        watchdog = Watchdog.TIMER.schedule(this::check, realNanos, TimeUnit.NANOSECONDS);
     }
 
     /** The watchdog: closes the body if the current read has waited too long, else waits for what is left. */
@@ -102,7 +115,7 @@ final class IdleTimeoutInputStream extends FilterInputStream {
             if (closed || !inRead) {
                 return;
             }
-            long left = readStartedAt + timeoutNanos - System.nanoTime();
+            long left = readStartedAt + timeoutNanos - time.nanoTime();
             if (left > 0) {
                 schedule(left);
                 return;

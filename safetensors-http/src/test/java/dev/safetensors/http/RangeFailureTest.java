@@ -8,6 +8,7 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
+import dev.safetensors.testing.EndlessBodyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Servers that answer a range request with something else than the bytes asked. */
 class RangeFailureTest {
     private static final WireMockServer SERVER = FakeHub.server();
+    private static final long HANG_GUARD_SECONDS = 60;
 
     private final HttpSourceProvider provider = new HttpSourceProvider(HttpSettings.builder()
             .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(5))
@@ -62,17 +64,12 @@ class RangeFailureTest {
     }
 
     @Test
-    void anIgnoredRangeWithAHugeSlowBodyFailsAtOnceWithoutReadingIt() throws Exception {
-        // 8 MiB dribbled over 40 s: draining it would take 40 s
-        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(new byte[8 << 20])
-                .withChunkedDribbleDelay(400, 40_000))) {
-            long start = System.nanoTime();
+    void anIgnoredRangeWithAWholeBodyFailsWithoutReadingIt() throws Exception {
+        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(new byte[8 << 20]))) {
             String message = rangeFailure(s, 0, 100);
-            long millis = (System.nanoTime() - start) / 1_000_000;
             assertTrue(message.contains("status 200"), message);
-            assertTrue(millis < 5_000, "closed without draining, took " + millis + " ms");
-            System.out.printf("ignored range (WireMock, 8 MiB over 40 s): failed after %d ms%n", millis);
-            assertEquals(0, s.statistics().bytesRead());
+            assertEquals(0, s.statistics().bytesRead(), "the body is not read; anIgnoredRangeIsAbandonedNotDrained"
+                    + " shows it is not drained either");
         }
     }
 
@@ -80,14 +77,12 @@ class RangeFailureTest {
     void anIgnoredRangeIsAbandonedNotDrained() throws Exception {
         try (EndlessBodyServer endless = new EndlessBodyServer();
              RandomAccessSource s = provider.open(endless.url())) {
-            long start = System.nanoTime();
             assertThrows(RangeNotHonouredException.class, () -> s.read(0, ByteBuffer.allocate(100)));
-            long written = endless.hangUp().get(10, TimeUnit.SECONDS);
-            long millis = (System.nanoTime() - start) / 1_000_000;
-            assertTrue(millis < 3_000, "the client hung up after " + millis + " ms");
+            // a client that drained the declared terabyte would never hang up: the wait is a guard against a hang
+            long written = endless.hangUp().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
+            assertTrue(written < EndlessBodyServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes before the client hung"
+                    + " up: no more than the socket buffers hold");
             assertEquals(0, s.statistics().bytesRead());
-            System.out.printf("ignored range: failed and hung up after %d ms, %d body bytes sent by the server%n",
-                    millis, written);
         }
     }
 

@@ -3,7 +3,6 @@ package dev.safetensors.s3;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.testing.ConnectionCountingProxy;
 import dev.safetensors.testing.TensorReadPattern;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -31,15 +30,11 @@ class S3ConnectionReuseTest {
 
     @BeforeAll
     static void start() throws Exception {
-        s3 = new S3ProxyServer();
+        s3 = S3ProxyServer.shared();
         content = TensorReadPattern.object(TENSORS, TENSOR_BYTES);
         s3.put("model.safetensors", content);
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        s3.close();
-    }
 
     private static S3Client clientThrough(ConnectionCountingProxy proxy) {
         // No path-style choice: a custom endpoint makes it path-style, so "localhost" needs no bucket.localhost.

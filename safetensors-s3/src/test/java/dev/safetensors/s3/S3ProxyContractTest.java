@@ -2,7 +2,6 @@ package dev.safetensors.s3;
 
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.testing.AbstractRandomAccessSourceContractTest;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import java.util.concurrent.atomic.AtomicInteger;
@@ -14,13 +13,9 @@ class S3ProxyContractTest extends AbstractRandomAccessSourceContractTest {
 
     @BeforeAll
     static void start() throws Exception {
-        s3 = new S3ProxyServer();
+        s3 = S3ProxyServer.shared();
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        s3.close();
-    }
 
     @Override
     protected RandomAccessSource open(byte[] content) {

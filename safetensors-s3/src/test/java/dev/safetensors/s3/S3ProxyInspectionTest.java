@@ -3,7 +3,6 @@ package dev.safetensors.s3;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceStatistics;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -25,15 +24,11 @@ class S3ProxyInspectionTest {
 
     @BeforeAll
     static void start() throws Exception {
-        s3 = new S3ProxyServer();
+        s3 = S3ProxyServer.shared();
         // The provider's own client: keys and region come from the SDK's configuration chain.
         provider = new S3SourceProvider(s3.options());
     }
 
-    @AfterAll
-    static void stop() throws Exception {
-        s3.close();
-    }
 
     @Test
     void inspectingASmallHeaderIsOneGetAndCopyingTheTensorOneMore() throws Exception {

@@ -11,8 +11,6 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.net.URI;
-import java.time.Duration;
-import java.time.Instant;
 
 /**
  * A real S3 API server in this JVM: s3proxy over jclouds' in-memory blob store, on a loopback port, checking
@@ -28,18 +26,29 @@ final class S3ProxyServer implements AutoCloseable {
     private final S3Proxy proxy;
     private final BlobStoreContext store;
 
-    S3ProxyServer() throws Exception {
+    private static S3ProxyServer shared;
+
+    /**
+     * @return the module's one s3proxy, started on first use and left to stop with the test JVM: the classes that use
+     *         it write keys of their own, and one start instead of one per class is what sharing saves
+     * @throws Exception if it does not start
+     */
+    static synchronized S3ProxyServer shared() throws Exception {
+        if (shared == null) {
+            shared = new S3ProxyServer();
+        }
+        return shared;
+    }
+
+    private S3ProxyServer() throws Exception {
         store = ContextBuilder.newBuilder("transient").credentials(ACCESS_KEY, SECRET_KEY)
                 .build(BlobStoreContext.class);
         proxy = S3Proxy.builder().blobStore(store.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
                 .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
         proxy.start();
-        Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
-        while (!proxy.getState().equals("STARTED")) {
-            if (Instant.now().isAfter(deadline)) {
-                throw new IllegalStateException("s3proxy did not start: " + proxy.getState());
-            }
-            Thread.sleep(10);
+        // start() returns once Jetty's start() has: STARTED is checked, not polled for
+        if (!proxy.getState().equals("STARTED")) {
+            throw new IllegalStateException("s3proxy did not start: " + proxy.getState());
         }
         endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
         client = options().clientBuilder().region(Region.US_EAST_1)

@@ -34,12 +34,20 @@ final class WireMockS3 implements AutoCloseable {
     WireMockS3() {
         server = new WireMockServer(options().bindAddress("127.0.0.1").dynamicPort().extensions(objects));
         server.start();
-        client = new S3ClientOptions(URI.create("http://127.0.0.1:" + server.port()), true).clientBuilder()
+        client = client(URI.create("http://127.0.0.1:" + server.port()));
+        reset();
+    }
+
+    /**
+     * @param endpoint a loopback server playing S3
+     * @return a client for it, configured as this harness's own; the caller closes it
+     */
+    static S3Client client(URI endpoint) {
+        return new S3ClientOptions(endpoint, true).clientBuilder()
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(
                         AwsBasicCredentials.create("test-access-key", SECRET_KEY)))
                 .build();
-        reset();
     }
 
     /** Forgets every object, stub and logged request, and serves the bucket again. */

@@ -11,6 +11,7 @@ import org.jclouds.ContextBuilder;
 import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
@@ -32,7 +33,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * 1,000 objects in s3proxy (a real S3 API server in this JVM, on loopback), read through the library's S3 backend
  * as {@code s3://} and Hadoop-style {@code s3a://} locations: the {@code requests} metric equals the file count,
  * and each row carries the object's ETag as its version.
+ *
+ * <p>Slow tier ({@code -Pslow}): 1,000 PUTs to s3proxy before the first assertion.
  */
+@Tag("slow")
 class S3ObjectsTest {
     private static final String BUCKET = "checkpoints";
     private static final int OBJECTS = 1000;

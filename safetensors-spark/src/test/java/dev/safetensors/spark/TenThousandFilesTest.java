@@ -10,6 +10,7 @@ import org.apache.spark.sql.execution.SparkPlan;
 import org.apache.spark.sql.execution.datasources.v2.BatchScanExec;
 import org.apache.spark.util.LongAccumulator;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,7 +32,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * whatever Spark plans, packed into 10 partitions, one request and one prefix read per header; and, in the same run,
  * the same files through a whole-file reader (every file read fully into memory, as the peer Scala source does) as
  * the baseline. The timings are printed, not asserted; the byte and request counts are exact.
+ *
+ * <p>Slow tier ({@code -Pslow}): 10,000 files, and 2.5 GiB read whole for the baseline it prints.
  */
+@Tag("slow")
 class TenThousandFilesTest {
     private static final int FILES = 10_000;
     private static final int ELEMENTS = 64 * 1024;

@@ -15,10 +15,10 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code reshard} from a Hub repository through the real launcher: a fake Hub ({@code HF_ENDPOINT}, WireMock,
- * redirecting to a Jetty CDN with genuine ranges) on loopback. From S3: {@link ReshardS3IT}.
+ * {@code reshard} from a Hub repository run in-process ({@link InProcess}): a fake Hub ({@code HF_ENDPOINT}, WireMock,
+ * redirecting to a Jetty CDN with genuine ranges) on loopback. From S3: {@link ReshardS3Test}.
  */
-class ReshardIT {
+class ReshardHubTest {
     @TempDir
     static Path root;
     private static FakeHub hub;
@@ -45,7 +45,7 @@ class ReshardIT {
 
     @Test
     void aShardedHubRepositoryIsMergedIntoOneVerifiedFile() throws Exception {
-        Cli.Run run = Cli.run(env, "reshard", "--json", "hf://acme/sharded", "--out", out.toString(), "--single")
+        Cli.Run run = InProcess.run(env, "reshard", "--json", "hf://acme/sharded", "--out", out.toString(), "--single")
                 .exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(2, lines.size(), run.describe());
@@ -73,10 +73,10 @@ class ReshardIT {
 
     @Test
     void aSingleFileHubRepositoryIsSplit() throws Exception {
-        Cli.Run run = Cli.run(env, "reshard", "hf://acme/single", "--out", out.toString(), "--max-shard-size", "20B")
+        Cli.Run run = InProcess.run(env, "reshard", "hf://acme/single", "--out", out.toString(), "--max-shard-size", "20B")
                 .exits(0);
         assertTrue(run.out().contains("every output tensor's SHA-256 equals its input's"), run.describe());
-        Cli.Run validate = Cli.run("validate", out.resolve("model.safetensors.index.json").toString()).exits(0);
+        Cli.Run validate = InProcess.run("validate", out.resolve("model.safetensors.index.json").toString()).exits(0);
         assertTrue(validate.out().contains("sharded checkpoint"), validate.describe());
         ReshardTest.assertSameTensorsAcross(root.resolve("acme/single/model.safetensors"), out);
     }
@@ -88,7 +88,7 @@ class ReshardIT {
         Fixtures.write(root, "acme/pipe/vae/diffusion_pytorch_model.safetensors", Fixtures.small().build());
         hub.repository("acme/pipe", List.of("model_index.json", "text_encoder/model.safetensors",
                 "vae/diffusion_pytorch_model.safetensors"));
-        Cli.Run whole = Cli.run(env, "reshard", "--json", "hf://acme/pipe", "--out", out.toString());
+        Cli.Run whole = InProcess.run(env, "reshard", "--json", "hf://acme/pipe", "--out", out.toString());
         JsonNode failure = whole.json().get(0);
         assertEquals("INVALID_SOURCE", failure.get("code").asString(), whole.describe());
         String message = failure.get("message").asString();
@@ -97,7 +97,7 @@ class ReshardIT {
         try (var written = java.nio.file.Files.list(out)) {
             assertEquals(0, written.count(), "nothing written");
         }
-        Cli.run(env, "reshard", "hf://acme/pipe/vae", "--out", out.toString(), "--single").exits(0);
+        InProcess.run(env, "reshard", "hf://acme/pipe/vae", "--out", out.toString(), "--single").exits(0);
         ReshardTest.assertSameTensors(root.resolve("acme/pipe/vae/diffusion_pytorch_model.safetensors"),
                 out.resolve("model.safetensors"));
     }

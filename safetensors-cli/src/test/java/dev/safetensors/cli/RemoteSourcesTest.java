@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * (Jetty, genuine ranges), and Hub repositories {@code hf://OWNER/REPO} on a fake Hub ({@code HF_ENDPOINT}, WireMock)
  * that redirects to that server as the Hub redirects to its CDN.
  */
-class RemoteIT {
+class RemoteSourcesTest {
     private static final String SHARD1 = "model-00001-of-00002.safetensors";
     private static final String SHARD2 = "model-00002-of-00002.safetensors";
 
@@ -50,17 +50,17 @@ class RemoteIT {
     void aPresignedUrlIsOpenedAsTypedButNamedWithoutItsSignature() {
         String file = hub.cdnBase() + "acme/sharded/" + SHARD1;
         String signed = file + "?X-Amz-Credential=AKIDEXAMPLE&X-Amz-Signature=0123456789abcdef";
-        Cli.Run run = Cli.run("validate", "--json", signed).exits(0);
+        Cli.Run run = InProcess.run("validate", "--json", signed).exits(0);
         assertEquals(file, run.json().get(0).get("source").asString(), run.describe());
         assertFalse(run.out().contains("X-Amz") || run.stderr().contains("X-Amz"), run.describe());
-        Cli.Run text = Cli.run("inspect", signed).exits(0);
+        Cli.Run text = InProcess.run("inspect", signed).exits(0);
         assertFalse(text.out().contains("X-Amz") || text.stderr().contains("X-Amz"), text.describe());
     }
 
     @Test
     void aRemoteIndexNamesItsShardsBesideIt() {
         String index = hub.cdnBase() + "acme/sharded/model.safetensors.index.json";
-        Cli.Run run = Cli.run("validate", "--json", index).exits(0);
+        Cli.Run run = InProcess.run("validate", "--json", index).exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(3, lines.size(), run.describe());
         assertEquals(hub.cdnBase() + "acme/sharded/" + SHARD1, lines.get(0).get("source").asString());
@@ -77,10 +77,9 @@ class RemoteIT {
     @Test
     void anS3IndexOnAnS3CompatibleEndpoint() {
         // the static file server answers path-style GETs /BUCKET/KEY with real ranges, as an S3-compatible store
-        Map<String, String> s3 = Map.of("AWS_REGION", "us-east-1", "AWS_ACCESS_KEY_ID", "test",
-                "AWS_SECRET_ACCESS_KEY", "test", "AWS_EC2_METADATA_DISABLED", "true");
+        Map<String, String> s3 = InProcess.S3_ENV;
         String index = "s3://acme/sharded/model.safetensors.index.json";
-        Cli.Run run = Cli.run(s3, "validate", "--json", "--s3-endpoint", hub.cdnBase().toString(), "--s3-path-style",
+        Cli.Run run = InProcess.run(s3, "validate", "--json", "--s3-endpoint", hub.cdnBase().toString(), "--s3-path-style",
                 index).exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(3, lines.size(), run.describe());
@@ -91,7 +90,7 @@ class RemoteIT {
 
     @Test
     void aShardedHubRepositoryExpandsAtTheResolvedCommit() {
-        Cli.Run run = Cli.run(env, "validate", "--json", "hf://acme/sharded").exits(0);
+        Cli.Run run = InProcess.run(env, "validate", "--json", "hf://acme/sharded").exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(3, lines.size(), run.describe());
         assertEquals("hf://acme/sharded@" + FakeHub.COMMIT + "/" + SHARD1, lines.get(0).get("source").asString());
@@ -114,7 +113,7 @@ class RemoteIT {
 
     @Test
     void aSingleFileHubRepositoryIsOneResult() {
-        Cli.Run run = Cli.run(env, "validate", "--json", "hf://acme/single").exits(0);
+        Cli.Run run = InProcess.run(env, "validate", "--json", "hf://acme/single").exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(1, lines.size(), run.describe());
         JsonNode r = lines.get(0);
@@ -127,7 +126,7 @@ class RemoteIT {
 
     @Test
     void aRepositoryWithoutACheckpointIsAnError() {
-        Cli.Run run = Cli.run(env, "validate", "hf://acme/nothing").exits(3);
+        Cli.Run run = InProcess.run(env, "validate", "hf://acme/nothing").exits(3);
         assertEquals(1, run.errLines().size(), run.describe());
         String line = run.errLines().get(0);
         assertTrue(line.startsWith("ERROR       hf://acme/nothing: "), run.describe());
@@ -138,7 +137,7 @@ class RemoteIT {
     @Test
     void aHubManifestRecordsTheReportedDigestAndVerifyComputesItsOwn() throws Exception {
         int before = hub.cdnRequests();
-        Cli.Run made = Cli.run(env, "manifest", "hf://acme/sharded").exits(0);
+        Cli.Run made = InProcess.run(env, "manifest", "hf://acme/sharded").exits(0);
         assertEquals(3, hub.cdnRequests() - before, "the index in one read, then one header read per shard and no"
                 + " download\n" + made.describe());
         JsonNode files = JsonMapper.builder().build().readTree(made.out()).get("files");
@@ -154,7 +153,7 @@ class RemoteIT {
         assertFalse(first.has("sha256"), "nothing was computed locally\n" + made.describe());
 
         Path manifest = Fixtures.write(root, "hub.manifest.json", made.stdout());
-        Cli.Run verified = Cli.run(env, "verify", "--json", "--manifest", manifest.toString()).exits(0);
+        Cli.Run verified = InProcess.run(env, "verify", "--json", "--manifest", manifest.toString()).exits(0);
         for (JsonNode r : verified.json()) {
             assertEquals("pass", r.get("checks").get("sha256").asString(), verified.describe());
             assertEquals("the digest the Hub reported, recorded in the manifest",
@@ -165,12 +164,12 @@ class RemoteIT {
         byte[] bytes = Files.readAllBytes(shard1);
         bytes[bytes.length - 1] ^= 1;
         Files.write(shard1, bytes);
-        Cli.Run tampered = Cli.run(env, "verify", "--manifest", manifest.toString()).exits(1);
+        Cli.Run tampered = InProcess.run(env, "verify", "--manifest", manifest.toString()).exits(1);
         assertTrue(tampered.outLines().get(0).contains("the digest the Hub reported, recorded in the manifest says "
                 + first.get("reported_sha256").asString()), tampered.describe());
         assertTrue(tampered.outLines().get(0).endsWith("sha256 FAILED; sha256 " + Fixtures.sha256(bytes)
                 + " (compared with the digest the Hub reported, recorded in the manifest)"), tampered.describe());
-        Cli.Run computed = Cli.run(env, "manifest", "--compute", "hf://acme/single").exits(0);
+        Cli.Run computed = InProcess.run(env, "manifest", "--compute", "hf://acme/single").exits(0);
         assertEquals(Fixtures.sha256(root.resolve("acme/single/model.safetensors")), JsonMapper.builder().build()
                 .readTree(computed.out()).get("files").get(0).get("sha256").asString(), computed.describe());
     }

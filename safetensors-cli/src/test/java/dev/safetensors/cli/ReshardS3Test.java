@@ -25,16 +25,14 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code reshard} from s3proxy, a real S3 API server in this JVM on loopback, through the real launcher (the S3
- * backend joins the command's module path only there). s3proxy serves a filesystem blob store in which the folder
+ * {@code reshard} from s3proxy, a real S3 API server in this JVM on loopback, run in-process ({@link InProcess}). s3proxy serves a filesystem blob store in which the folder
  * {@code models} is the bucket and every file under it an object, and checks the AWS signatures of the keys the
  * command is handed.
  */
-class ReshardS3IT {
-    private static final String ACCESS_KEY = "reshard-access-key";
-    private static final String SECRET_KEY = "reshard-secret-key";
-    private static final Map<String, String> ENV = Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY, "AWS_SECRET_ACCESS_KEY",
-            SECRET_KEY, "AWS_REGION", "us-east-1", "AWS_EC2_METADATA_DISABLED", "true");
+class ReshardS3Test {
+    private static final Map<String, String> ENV = InProcess.S3_ENV;
+    private static final String ACCESS_KEY = ENV.get("AWS_ACCESS_KEY_ID");
+    private static final String SECRET_KEY = ENV.get("AWS_SECRET_ACCESS_KEY");
     /** 1 MiB of F32: 16 parts of the smallest part size. */
     private static final int LARGE_FLOATS = 256 * 1024;
 
@@ -81,7 +79,7 @@ class ReshardS3IT {
         List<String> line = new java.util.ArrayList<>(List.of("reshard", "--json", "--s3-endpoint", endpoint,
                 "--out", out.toString()));
         line.addAll(List.of(args));
-        return Cli.run(ENV, line.toArray(String[]::new));
+        return InProcess.run(ENV, line.toArray(String[]::new));
     }
 
     private static JsonNode summary(Cli.Run run) {
@@ -101,7 +99,7 @@ class ReshardS3IT {
         // the object is small: its tensors came with the header's read, so one GET is the whole cost
         assertEquals(1, summary.get("requests").asLong(), run.describe());
         ReshardTest.assertSameTensorsAcross(bucket.resolve("single/model.safetensors"), out);
-        Cli.run("validate", out.resolve("model.safetensors.index.json").toString()).exits(0);
+        InProcess.run("validate", out.resolve("model.safetensors.index.json").toString()).exits(0);
     }
 
     @Test

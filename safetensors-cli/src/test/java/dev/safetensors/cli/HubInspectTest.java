@@ -19,7 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code inspect hf://...}: the one-call metadata of every checkpoint a Hub repository holds, on the fake Hub
  * (WireMock playing the Hub's API and resolve endpoint, redirecting to a Jetty CDN), with the requests counted.
  */
-class HubIT {
+class HubInspectTest {
     @TempDir
     static Path root;
     private static FakeHub hub;
@@ -71,7 +71,7 @@ class HubIT {
 
     @Test
     void aThreeShardRepositoryCostsTheListingTheIndexAndOneReadPerShard() {
-        Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/three").exits(0);
+        Cli.Run run = InProcess.run(env, "inspect", "--json", "hf://acme/three").exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(3 + 1, lines.size(), "one line per shard, then the checkpoint: " + run.describe());
         assertEquals("hf://acme/three@" + FakeHub.COMMIT + "/model-00001-of-00003.safetensors",
@@ -94,7 +94,7 @@ class HubIT {
 
     @Test
     void aDiffusersRepositoryReportsEachComponentMainModuleFirst() {
-        Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/sd").exits(0);
+        Cli.Run run = InProcess.run(env, "inspect", "--json", "hf://acme/sd").exits(0);
         List<JsonNode> lines = run.json().stream().filter(l -> l.get("kind").asString().equals("checkpoint"))
                 .toList();
         assertEquals(List.of("hf://acme/sd/transformer", "hf://acme/sd/text_encoder", "hf://acme/sd/vae"),
@@ -106,16 +106,16 @@ class HubIT {
                 lines.get(1).get("parameter_counting").asString());
         assertEquals(7, lines.stream().mapToInt(l -> l.get("requests").asInt()).sum(), "seven requests in all");
 
-        Cli.Run one = Cli.run(env, "inspect", "--path", "vae", "hf://acme/sd@main").exits(0);
+        Cli.Run one = InProcess.run(env, "inspect", "--path", "vae", "hf://acme/sd@main").exits(0);
         assertTrue(one.out().startsWith("hf://acme/sd@main/vae  (checkpoint)"), one.describe());
         assertTrue(one.out().contains("cost        2 read requests"), "the listing and the header\n" + one.describe());
-        Cli.Run folder = Cli.run(env, "inspect", "--json", "hf://acme/sd/vae").exits(0);
+        Cli.Run folder = InProcess.run(env, "inspect", "--json", "hf://acme/sd/vae").exits(0);
         assertEquals(1, folder.json().size(), folder.describe());
     }
 
     @Test
     void aQuantizedRepositoryCountsParametersFromItsConfigAndSaysSo() {
-        Cli.Run run = Cli.run(env, "inspect", "--json", "hf://acme/gptq").exits(0);
+        Cli.Run run = InProcess.run(env, "inspect", "--json", "hf://acme/gptq").exits(0);
         JsonNode m = run.json().get(0);
         assertEquals("derived from config.json quantization_config (gptq, 4 bits)",
                 m.get("parameter_counting").asString());
@@ -123,7 +123,7 @@ class HubIT {
         assertEquals(32, m.get("dtypes").get("F16").get("parameters").asLong());
         assertEquals(1 + 1 + 1, m.get("requests").asInt(), "the listing, the header, config.json");
 
-        Cli.Run text = Cli.run(env, "inspect", "hf://acme/gptq").exits(0);
+        Cli.Run text = InProcess.run(env, "inspect", "hf://acme/gptq").exits(0);
         assertTrue(text.out().contains("parameters  derived from config.json quantization_config (gptq, 4 bits)"),
                 text.describe());
         assertTrue(text.out().contains("revision    " + FakeHub.COMMIT), text.describe());
@@ -131,16 +131,16 @@ class HubIT {
 
     @Test
     void aMissingFolderOrRepositoryIsNotFound() {
-        Cli.Run run = Cli.run(env, "inspect", "--path", "unet", "hf://acme/sd").exits(3);
+        Cli.Run run = InProcess.run(env, "inspect", "--path", "unet", "hf://acme/sd").exits(3);
         assertTrue(run.errLines().get(0).endsWith("[NOT_FOUND]"), run.describe());
         assertTrue(run.errLines().get(0).contains("transformer, text_encoder, vae"), run.describe());
-        Cli.Run absent = Cli.run(env, "inspect", "--json", "hf://acme/absent").exits(3);
+        Cli.Run absent = InProcess.run(env, "inspect", "--json", "hf://acme/absent").exits(3);
         assertEquals("NOT_FOUND", absent.json().get(0).get("code").asString(), absent.describe());
     }
 
     @Test
     void theTrailingRevisionOfEarlierVersionsIsRefusedWithTheNewForm() {
-        Cli.Run run = Cli.run(env, "inspect", "hf://acme/gptq/model.safetensors@main").exits(3);
+        Cli.Run run = InProcess.run(env, "inspect", "hf://acme/gptq/model.safetensors@main").exits(3);
         assertTrue(run.errLines().get(0).contains("hf://acme/gptq@main/model.safetensors"), run.describe());
         assertTrue(run.errLines().get(0).endsWith("[INVALID_SOURCE]"), run.describe());
     }

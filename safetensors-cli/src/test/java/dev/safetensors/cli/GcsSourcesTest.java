@@ -21,15 +21,15 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code gs://} sources end to end: the launcher finds the GCS backend through {@code ServiceLoader} on the class
- * path, {@code STORAGE_EMULATOR_HOST} points its Google client at a loopback {@link GcsStandIn}, and each test checks
+ * {@code gs://} sources end to end: the command, run in-process ({@link InProcess}), finds the GCS backend
+ * through {@code ServiceLoader}, the injected {@code STORAGE_EMULATOR_HOST} points its Google client at a loopback {@link GcsStandIn}, and each test checks
  * both what the command printed and the exact requests that reached the stand-in: one ranged media GET for a header
  * that fits the 128 KiB prefix and no metadata request, a second range for exactly the rest of a larger header, the
  * object name as one percent-encoded path segment, a pinned generation sent as a precondition, Cloud Storage's
  * refusals turned into the right exit code and a message naming the {@code gs://} source, and a sharded checkpoint
  * whose index names shards that are objects beside it.
  */
-class GcsIT {
+class GcsSourcesTest {
     private static final String BUCKET = "models";
     private static final long GENERATION = 1712345678901234L;
     private static final String MEDIA = "GET /download/storage/v1/b/" + BUCKET + "/o/";
@@ -88,7 +88,7 @@ class GcsIT {
     @Test
     void aHeaderThatFitsThePrefixCostsOneMediaGetAndNoMetadataRequest() {
         String source = "gs://" + BUCKET + "/model.safetensors";
-        Cli.Run text = Cli.run(env, "inspect", source).exits(0);
+        Cli.Run text = InProcess.run(env, "inspect", source).exits(0);
         assertTrue(text.out().startsWith(source + "\n"), text.describe());
         assertTrue(text.out().contains("status      OK (checks: prefix, header, layout)"), text.describe());
         assertTrue(text.out().contains("tensors     3 tensors, 12 parameters"), text.describe());
@@ -97,7 +97,7 @@ class GcsIT {
         assertEquals(List.of(MEDIA + "model.safetensors?alt=media" + PREFIX), gcs.requests(), text.describe());
 
         gcs.forgetRequests();
-        Cli.Run json = Cli.run(env, "inspect", "--json", source).exits(0);
+        Cli.Run json = InProcess.run(env, "inspect", "--json", source).exits(0);
         List<JsonNode> lines = json.json();
         assertEquals(1, lines.size(), json.describe());
         JsonNode r = lines.get(0);
@@ -116,7 +116,7 @@ class GcsIT {
     void aHeaderLargerThanThePrefixCostsOneMoreRangeForExactlyTheRest() {
         long header = headerLength(large);
         assertTrue(8 + header > 128 * 1024 && large.length > 8 + header, "the fixture's header must pass the prefix");
-        Cli.Run run = Cli.run(env, "inspect", "--json", "gs://" + BUCKET + "/large.safetensors").exits(0);
+        Cli.Run run = InProcess.run(env, "inspect", "--json", "gs://" + BUCKET + "/large.safetensors").exits(0);
         JsonNode r = run.json().get(0);
         assertEquals("valid", r.get("status").asString(), run.describe());
         assertEquals(MANY_TENSORS, r.get("tensor_count").asInt());
@@ -132,7 +132,7 @@ class GcsIT {
     @Test
     void anObjectNameWithSlashesIsOneEncodedPathSegment() {
         String source = "gs://" + BUCKET + "/runs/7/model.safetensors";
-        Cli.Run run = Cli.run(env, "validate", "--json", source).exits(0);
+        Cli.Run run = InProcess.run(env, "validate", "--json", source).exits(0);
         JsonNode r = run.json().get(0);
         assertEquals(source, r.get("source").asString(), run.describe());
         assertEquals("valid", r.get("status").asString(), run.describe());
@@ -144,7 +144,7 @@ class GcsIT {
     @Test
     void aPinnedGenerationIsSentAsAPreconditionAndAnotherOneIsRefused() {
         String source = "gs://" + BUCKET + "/model.safetensors";
-        Cli.Run run = Cli.run(env, "validate", "--json", source + "#" + GENERATION).exits(0);
+        Cli.Run run = InProcess.run(env, "validate", "--json", source + "#" + GENERATION).exits(0);
         JsonNode r = run.json().get(0);
         assertEquals("valid", r.get("status").asString(), run.describe());
         assertEquals(Long.toString(GENERATION), r.get("attributes").get("version").asString(), run.describe());
@@ -153,7 +153,7 @@ class GcsIT {
 
         gcs.forgetRequests();
         long stale = GENERATION - 1;
-        Cli.Run refused = Cli.run(env, "validate", source + "#" + stale).exits(3);
+        Cli.Run refused = InProcess.run(env, "validate", source + "#" + stale).exits(3);
         assertEquals(List.of(), refused.outLines(), refused.describe());
         assertEquals(1, refused.errLines().size(), refused.describe());
         String line = refused.errLines().get(0);
@@ -167,7 +167,7 @@ class GcsIT {
     @Test
     void aMissingObjectIsNotFoundUnderItsGsName() {
         String source = "gs://" + BUCKET + "/absent.safetensors";
-        Cli.Run run = Cli.run(env, "validate", source).exits(3);
+        Cli.Run run = InProcess.run(env, "validate", source).exits(3);
         assertEquals(List.of(), run.outLines(), run.describe());
         assertEquals(1, run.errLines().size(), run.describe());
         String line = run.errLines().get(0);
@@ -177,7 +177,7 @@ class GcsIT {
         assertEquals(List.of(MEDIA + "absent.safetensors?alt=media" + PREFIX), gcs.requests(),
                 "one request, not retried, and no metadata request after it");
 
-        Cli.Run json = Cli.run(env, "validate", "--json", source).exits(3);
+        Cli.Run json = InProcess.run(env, "validate", "--json", source).exits(3);
         JsonNode r = json.json().get(0);
         assertEquals("error", r.get("status").asString());
         assertEquals("NOT_FOUND", r.get("code").asString());
@@ -188,7 +188,7 @@ class GcsIT {
     @Test
     void anInvalidObjectFailsItsRule() {
         String source = "gs://" + BUCKET + "/gap.safetensors";
-        Cli.Run run = Cli.run(env, "validate", source).exits(1);
+        Cli.Run run = InProcess.run(env, "validate", source).exits(1);
         assertEquals(List.of("INVALID     " + source + ": tensor \"w\": payload bytes [0, 4) belong to no tensor"
                 + " [OFFSETS_GAP]"), run.outLines(), run.describe());
         assertEquals("", run.stderr(), run.describe());
@@ -199,7 +199,7 @@ class GcsIT {
     void aShardedCheckpointOnGcsExpandsIntoTheShardsBesideItsIndex() throws Exception {
         String base = "gs://" + BUCKET + "/ckpt/";
         String index = base + "model.safetensors.index.json";
-        Cli.Run run = Cli.run(env, "validate", "--json", index).exits(0);
+        Cli.Run run = InProcess.run(env, "validate", "--json", index).exits(0);
         List<JsonNode> lines = run.json();
         assertEquals(3, lines.size(), run.describe());
         assertEquals(base + SHARD1, lines.get(0).get("source").asString());
@@ -231,7 +231,7 @@ class GcsIT {
     @Test
     void anIndexPinnedToAStaleGenerationIsSourceChanged() {
         String index = "gs://" + BUCKET + "/ckpt/model.safetensors.index.json#" + (GENERATION - 1);
-        Cli.Run run = Cli.run(env, "validate", index).exits(3);
+        Cli.Run run = InProcess.run(env, "validate", index).exits(3);
         assertEquals(1, run.errLines().size(), run.describe());
         assertTrue(run.errLines().get(0).startsWith("ERROR       " + index + ": "), run.describe());
         assertTrue(run.errLines().get(0).endsWith("[SOURCE_CHANGED]"), "the metadata request's 412, reported as the"
