@@ -7,8 +7,6 @@ import dev.safetensors.http.HubCache;
 import dev.safetensors.http.HubRepository;
 import tools.jackson.core.JsonGenerator;
 import tools.jackson.core.ObjectWriteContext;
-import tools.jackson.core.json.JsonFactory;
-import tools.jackson.core.json.JsonWriteFeature;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -18,7 +16,6 @@ import java.util.List;
 
 /** {@code safetensors download}: every file of a checkpoint to a folder or into the Hugging Face cache, verified. */
 final class DownloadCommand implements Subcommand {
-    private static final JsonFactory JSON = JsonFactory.builder().enable(JsonWriteFeature.ESCAPE_NON_ASCII).build();
 
     private final PrintStream out;
     private final PrintStream err;
@@ -72,7 +69,9 @@ final class DownloadCommand implements Subcommand {
         Output output = common.output(out, err);
         try (ProgressBar bar = ProgressBar.start(err, 0, ProgressBar.Unit.BYTES, Terminal.stderr() && !common.json)) {
             HubCache hubCache = cache ? HubCache.fromEnvironment() : null;
-            Downloader downloader = new Downloader(common.opener().asProvider(), cache ? hub() : null,
+            Downloader downloader = new Downloader(
+                    common.opener().options(Location.parse(source), common.limits(), remote.readOptions()),
+                    cache ? hub() : null,
                     common.limits(), remote.readOptions(), force, bar::grow, bar::advance);
             List<Downloader.Done> done = cache ? downloader.toCache(source, hubCache)
                     : downloader.toFolder(source, folder);
@@ -110,7 +109,7 @@ final class DownloadCommand implements Subcommand {
 
     private static String json(Downloader.Done d) {
         StringWriter w = new StringWriter();
-        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
+        try (JsonGenerator g = CommandJson.FACTORY.createGenerator(ObjectWriteContext.empty(), w)) {
             FileDownload.Result r = d.result();
             g.writeStartObject();
             g.writeStringProperty("kind", "download");

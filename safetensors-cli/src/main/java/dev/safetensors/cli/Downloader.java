@@ -4,8 +4,9 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
-import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.Location;
 import dev.safetensors.core.CheckpointFiles;
+import dev.safetensors.core.CheckpointOptions;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.Safetensors;
@@ -40,7 +41,7 @@ final class Downloader {
     record Done(String source, Path path, FileDownload.Result result) {
     }
 
-    private final RandomAccessSourceProvider provider;
+    private final CheckpointOptions checkpoints;
     private final HubRepository hub;
     private final Limits limits;
     private final ReadOptions options;
@@ -49,7 +50,7 @@ final class Downloader {
     private final LongConsumer advance;
 
     /**
-     * @param provider opens every source and lists repositories
+     * @param checkpoints the run's registry (opens every source and lists repositories), limits and read options
      * @param hub      asks the Hub for a file's commit and blob name (for {@code --cache}), or {@code null}
      * @param limits   the header limits
      * @param options  parallel parts
@@ -57,9 +58,9 @@ final class Downloader {
      * @param grow     told the size of each file about to be fetched
      * @param advance  told each byte count fetched
      */
-    Downloader(RandomAccessSourceProvider provider, HubRepository hub, Limits limits, ReadOptions options,
+    Downloader(CheckpointOptions checkpoints, HubRepository hub, Limits limits, ReadOptions options,
                boolean force, LongConsumer grow, LongConsumer advance) {
-        this.provider = provider;
+        this.checkpoints = checkpoints;
         this.hub = hub;
         this.limits = limits;
         this.options = options;
@@ -75,10 +76,10 @@ final class Downloader {
      */
     List<String> files(String location) throws IOException {
         Set<String> files = new LinkedHashSet<>();
-        for (CheckpointFiles c : CheckpointFiles.locateAll(location, provider)) {
-            files.add(c.file());
-            files.addAll(c.shards());
-            c.config().ifPresent(files::add);
+        for (CheckpointFiles c : CheckpointFiles.locateAll(location, checkpoints)) {
+            files.add(c.file().text());
+            c.shards().forEach(shard -> files.add(shard.text()));
+            c.config().ifPresent(config -> files.add(config.text()));
         }
         return List.copyOf(files);
     }
@@ -160,8 +161,7 @@ final class Downloader {
         List<RandomAccessSource> sources = new ArrayList<>();
         try {
             for (String f : files) {
-                RandomAccessSource s = provider.open(Sources.asUri(f) != null ? Sources.asUri(f)
-                        : Path.of(f).toUri());
+                RandomAccessSource s = checkpoints.registry().open(Location.parse(f));
                 sources.add(s);
                 if (f.endsWith(".safetensors")) {
                     try {
@@ -196,7 +196,7 @@ final class Downloader {
 
     /** The SHA-256 a source reports the store published for it ({@code X-Linked-Etag}), when it is one. */
     private static Optional<String> publishedSha256(RandomAccessSource s) {
-        String linked = s.attributes().get("linked_etag");
+        String linked = s.identity().linkedSha256();
         if (linked == null) {
             return Optional.empty();
         }

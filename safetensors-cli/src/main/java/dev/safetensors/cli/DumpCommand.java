@@ -204,7 +204,8 @@ final class DumpCommand implements Subcommand {
      * @throws IOException    if the index cannot be read or is invalid
      */
     private Location shardHolding(Location index) throws IOException {
-        CheckpointFiles files = CheckpointFiles.locate(source, null, common.opener().asProvider());
+        CheckpointFiles files = CheckpointFiles.locate(source, null,
+                common.opener().options(index, common.limits(), remote.readOptions()));
         ShardIndex map = files.index().orElseThrow();
         String shard = map.weightMap().get(tensor);
         if (shard == null) {
@@ -212,7 +213,7 @@ final class DumpCommand implements Subcommand {
                     + Readable.plural(map.weightMap().size(), "tensor") + "; list them with 'safetensors inspect"
                     + " --tensors " + name() + "'");
         }
-        return Location.parse(files.shards().get(map.shards().indexOf(shard)));
+        return files.shards().get(map.shards().indexOf(shard));
     }
 
     /** @return the output file; it refuses to be the local file being read */

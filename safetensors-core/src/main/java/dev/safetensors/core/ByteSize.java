@@ -14,7 +14,7 @@ import java.util.regex.Pattern;
  * likely a mistake than five bytes.
  */
 public final class ByteSize {
-    private static final Pattern SIZE = Pattern.compile("(\\d{1,19}(?:\\.\\d{1,9})?)\\s*([KMGT]I?B|B)");
+    private static final Pattern SIZE = Pattern.compile("(\\d{1,19}(?:\\.\\d{1,9})?) *([KMGT]I?B|B)");
     private static final Map<String, Long> UNITS = Map.of("B", 1L, "KB", 1_000L, "MB", 1_000_000L,
             "GB", 1_000_000_000L, "TB", 1_000_000_000_000L, "KIB", 1L << 10, "MIB", 1L << 20, "GIB", 1L << 30,
             "TIB", 1L << 40);

@@ -2,9 +2,6 @@ package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
-    }
-
-    /**
 import dev.safetensors.ListOptions;
 import dev.safetensors.Listing;
 import dev.safetensors.Location;

@@ -40,7 +40,8 @@ final class S3ProxyServer implements AutoCloseable {
         return shared;
     }
 
-    private S3ProxyServer() throws Exception {
+    /** A server of its own, for a test that counts every object in its bucket; others share {@link #shared()}. */
+    S3ProxyServer() throws Exception {
         store = ContextBuilder.newBuilder("transient").credentials(ACCESS_KEY, SECRET_KEY)
                 .build(BlobStoreContext.class);
         proxy = S3Proxy.builder().blobStore(store.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
