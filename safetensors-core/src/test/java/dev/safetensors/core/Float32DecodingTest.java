@@ -18,8 +18,9 @@ class Float32DecodingTest {
         for (int i = 0; i < 1 << 16; i++) {
             all.putShort((short) i);
         }
+        all.flip();
         for (DType d : new DType[]{DType.F16, DType.BF16}) {
-            float[] wide = Float32Decoding.widen(d, all.flip());
+            float[] wide = Float32Decoding.widen(d, all);
             assertEquals(1 << 16, wide.length);
             ByteBuffer back = Float32Narrowing.narrow(d, wide).order(ByteOrder.LITTLE_ENDIAN);
             for (int i = 0; i < 1 << 16; i++) {
