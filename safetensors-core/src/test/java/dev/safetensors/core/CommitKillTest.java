@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -70,6 +71,7 @@ class CommitKillTest {
      * SIGTERM at every step, the write then going on while the JVM shuts down: the shutdown cleanup and the
      * roll-forward hook leave the old checkpoint (cleanup first, commit refused) or the new one, and no journal.
      */
+    @Tag("slow")
     @ParameterizedTest
     @EnumSource(value = CommitScenario.class, names = "IN_PLACE")
     void aSigtermAtAnyStepLeavesAWholeCheckpointAndNoJournal(CommitScenario scenario) throws Exception {
