@@ -1,7 +1,6 @@
 package dev.safetensors.examples;
 
-import org.eclipse.jetty.server.handler.ResourceHandler;
-import org.eclipse.jetty.util.resource.ResourceFactory;
+import dev.safetensors.fixtures.FolderServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -42,17 +41,14 @@ class DownstreamIT {
     @TempDir
     static Path store;
     private static LocalS3Proxy proxy;
-    private static LoopbackServer web;
+    private static FolderServer web;
 
     @BeforeAll
     static void start() throws Exception {
         Path bucket = Files.createDirectories(store.resolve("models"));
         Files.copy(SAMPLE, bucket.resolve("sample.safetensors"));
         proxy = LocalS3Proxy.start(store, ACCESS_KEY, SECRET_KEY);
-        ResourceHandler files = new ResourceHandler();
-        files.setBaseResource(ResourceFactory.root().newResource(SAMPLE.getParent()));
-        files.setDirAllowed(false);
-        web = new LoopbackServer(files);
+        web = new FolderServer(SAMPLE.getParent());
     }
 
     @AfterAll

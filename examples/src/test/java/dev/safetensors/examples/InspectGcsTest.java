@@ -1,6 +1,6 @@
 package dev.safetensors.examples;
 
-import dev.safetensors.gcs.testing.GcsStandIn;
+import dev.safetensors.fixtures.GcsStandIn;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

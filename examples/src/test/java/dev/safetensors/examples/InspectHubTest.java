@@ -1,7 +1,6 @@
 package dev.safetensors.examples;
 
-import org.eclipse.jetty.server.handler.ResourceHandler;
-import org.eclipse.jetty.util.resource.ResourceFactory;
+import dev.safetensors.fixtures.FolderServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -25,7 +24,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class InspectHubTest {
     @TempDir
     static Path root;
-    private static LoopbackServer hub;
+    private static FolderServer hub;
 
     @BeforeAll
     static void start() throws Exception {
@@ -42,11 +41,7 @@ class InspectHubTest {
                 "model-00002-of-00002.safetensors");
         listing("acme/single-demo", "model.safetensors");
 
-        ResourceHandler files = new ResourceHandler();
-        files.setBaseResource(ResourceFactory.root().newResource(root));
-        files.setDirAllowed(false);
-        files.setEtags(true);
-        hub = new LoopbackServer(files);
+        hub = new FolderServer(root);
     }
 
     private static void listing(String repo, String... files) throws Exception {

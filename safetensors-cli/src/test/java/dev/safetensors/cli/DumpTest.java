@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.fixtures.FolderServer;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -80,16 +81,16 @@ class DumpTest {
         byte[] file = SafetensorsFixture.file(SafetensorsFixture.create().tensor("w", "U8", payload.length)
                 .headerJson().getBytes(java.nio.charset.StandardCharsets.UTF_8), payload);
         Fixtures.write(dir, "big.safetensors", file);
-        StaticFileServer server = new StaticFileServer(dir);
+        FolderServer server = new FolderServer(dir);
         try {
             String url = server.base().resolve("big.safetensors").toString();
             Path out = dir.resolve("w.bin");
             InProcess.run("dump", "--parallel", "3", "--part-size", "65536", url, "w", "-o", out.toString()).exits(0);
             assertArrayEquals(payload, Files.readAllBytes(out));
             // the header read, then 5 parts of 64 KiB or less for the 300,000 bytes the header read did not hold
-            assertTrue(server.requests() >= 5, "requests: " + server.requests());
+            assertTrue(server.requestCount() >= 5, "requests: " + server.requestCount());
         } finally {
-            server.stop();
+            server.close();
         }
         Path local = dir.resolve("big.safetensors");
         Cli.Run zero = InProcess.run("dump", "--parallel", "0", local.toString(), "w", "-o", dir.resolve("x").toString())

@@ -3,6 +3,8 @@ package dev.safetensors.cli;
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.MappingBuilder;
 
+import dev.safetensors.fixtures.FolderServer;
+
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -16,7 +18,7 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMoc
 /**
  * WireMock playing the Hugging Face Hub's resolve endpoint ({@code HF_ENDPOINT}): each published file answers 302
  * with {@code X-Repo-Commit} and {@code X-Linked-Etag} (the file's SHA-256, as the Hub reports LFS files), and
- * redirects to a {@link StaticFileServer} playing the CDN, which serves the bytes with real ranges. Anything not
+ * redirects to a {@link FolderServer} playing the CDN, which serves the bytes with real ranges. Anything not
  * published is a 404, as on the Hub.
  */
 final class FakeHub {
@@ -25,7 +27,7 @@ final class FakeHub {
     private final WireMockServer hub = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1").dynamicPort()
             .http2PlainDisabled(true).gzipDisabled(true));
     private final Path files;
-    private final StaticFileServer cdn;
+    private final FolderServer cdn;
 
     /**
      * @param files the folder the CDN serves; files are published from it by name
@@ -34,7 +36,7 @@ final class FakeHub {
     FakeHub(Path files) throws Exception {
         this.files = files;
         hub.start();
-        cdn = new StaticFileServer(files);
+        cdn = new FolderServer(files);
     }
 
     /** @return the value for {@code HF_ENDPOINT} */
@@ -97,12 +99,12 @@ final class FakeHub {
 
     /** @return requests the CDN answered */
     int cdnRequests() {
-        return cdn.requests();
+        return cdn.requestCount();
     }
 
     /** @throws Exception if a server does not stop */
     void stop() throws Exception {
         hub.stop();
-        cdn.stop();
+        cdn.close();
     }
 }

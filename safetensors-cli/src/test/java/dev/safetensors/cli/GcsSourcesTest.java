@@ -1,7 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.fixtures.SafetensorsFixture;
-import dev.safetensors.gcs.testing.GcsStandIn;
+import dev.safetensors.fixtures.GcsStandIn;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -5,6 +5,7 @@ import dev.safetensors.Limits;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
+import dev.safetensors.fixtures.MemorySource;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +38,7 @@ class CallerBufferTest {
         Files.write(path, FILE);
         for (boolean local : new boolean[] {false, true}) {
             try (SafetensorsFile file = local ? SafetensorsFile.open(path)
-                    : SafetensorsFile.open(new RemoteLikeSource(FILE))) {
+                    : SafetensorsFile.open(MemorySource.remoteLike(FILE))) {
                 for (TensorInfo t : file.header().tensors()) {
                     byte[] expected = expected(file, t);
                     for (ByteBuffer dst : new ByteBuffer[] {ByteBuffer.allocate(expected.length + 10),
@@ -57,7 +58,7 @@ class CallerBufferTest {
 
     @Test
     void readBytesRefusesBuffersTooSmallOrReadOnly() throws IOException {
-        try (SafetensorsFile file = SafetensorsFile.open(new RemoteLikeSource(FILE))) {
+        try (SafetensorsFile file = SafetensorsFile.open(MemorySource.remoteLike(FILE))) {
             ByteBuffer small = ByteBuffer.allocate(19);
             TensorAccessException e = assertThrows(TensorAccessException.class, () -> file.readBytes("small", small));
             assertEquals(ErrorCode.TOO_MANY_ELEMENTS, e.code());
@@ -70,7 +71,7 @@ class CallerBufferTest {
 
     @Test
     void aTensorWithinTheHeaderBytesCostsNoRequest() throws IOException {
-        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        MemorySource source = MemorySource.remoteLike(FILE);
         try (SafetensorsFile file = SafetensorsFile.open(source)) {
             SourceStatistics afterOpen = source.statistics();
             assertEquals(1, afterOpen.requests(), "the header: one read");
@@ -85,7 +86,7 @@ class CallerBufferTest {
             file.readBytes("large");
             assertEquals(afterOpen.requests() + 1, source.statistics().requests(), "one for a tensor past it");
         }
-        RemoteLikeSource tight = new RemoteLikeSource(FILE);
+        MemorySource tight = MemorySource.remoteLike(FILE);
         try (SafetensorsFile file = SafetensorsFile.open(tight, Limits.builder().prefetchBytes(16).build())) {
             long afterOpen = tight.statistics().requests();
             file.readBytes("small");

@@ -5,6 +5,7 @@ import dev.safetensors.Limits;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.StorageException;
 import dev.safetensors.TensorInfo;
+import dev.safetensors.fixtures.MemorySource;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.testing.ManualTime;
@@ -54,10 +55,10 @@ class ParallelTransferTest {
 
     @Test
     void aLargeTensorComesInPartsOverConcurrentRequestsAndInOrder() throws Exception {
-        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        MemorySource source = MemorySource.remoteLike(FILE);
         // the first part waits until another has been opened: the test passes only if parts run at once
         CountDownLatch twoOpen = new CountDownLatch(2);
-        source.hook((position, length, attempt) -> {
+        source.onOpen((position, length, attempt) -> {
             twoOpen.countDown();
             try {
                 if (!twoOpen.await(20, TimeUnit.SECONDS)) {
@@ -96,7 +97,7 @@ class ParallelTransferTest {
 
     @Test
     void parallelismOneKeepsOneStream() throws IOException {
-        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        MemorySource source = MemorySource.remoteLike(FILE);
         ReadOptions one = ReadOptions.builder().parallelism(1).partSizeBytes(PART).build();
         try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, one)) {
             assertArrayEquals(TENSOR, array(file.readBytes("w")));
@@ -153,11 +154,11 @@ class ParallelTransferTest {
 
     @Test
     void interruptingTheReaderCancelsEveryPart() throws Exception {
-        RemoteLikeSource source = new RemoteLikeSource(FILE);
+        MemorySource source = MemorySource.remoteLike(FILE);
         CountDownLatch fourOpen = new CountDownLatch(4);
         CountDownLatch cancelled = new CountDownLatch(4);
         CountDownLatch never = new CountDownLatch(1);
-        source.hook((position, length, attempt) -> {
+        source.onOpen((position, length, attempt) -> {
             fourOpen.countDown();
             try {
                 never.await(30, TimeUnit.SECONDS);

@@ -2,6 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.Limits;
 import dev.safetensors.SourceStatistics;
+import dev.safetensors.fixtures.MemorySource;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 
@@ -20,7 +21,7 @@ class ReadCostTest {
     void theDifferenceOfTwoSnapshotsIsTheCostOfTheReadBetweenThem() throws IOException {
         // 1 MiB of F32 past the 128 KiB prefix: reading the tensor costs requests the header did not
         byte[] file = SafetensorsFixture.create().tensor("a", "F32", 256, 1024).tensor("b", "F32", 16).build();
-        RemoteLikeSource source = new RemoteLikeSource(file);
+        MemorySource source = MemorySource.remoteLike(file);
         try (SafetensorsFile f = SafetensorsFile.open(source, Limits.DEFAULT, false,
                 ReadOptions.builder().parallelism(1).build())) {
             SourceStatistics afterHeader = source.statistics();

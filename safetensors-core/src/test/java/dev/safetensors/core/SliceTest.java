@@ -74,7 +74,7 @@ class SliceTest {
                 .build();
         // prefetching 8 bytes keeps the tensor out of the header's bytes; the default holds the small ones
         Limits limits = random.nextBoolean() ? Limits.DEFAULT : Limits.builder().prefetchBytes(8).build();
-        try (SafetensorsFile remote = SafetensorsFile.open(new RemoteLikeSource(file), limits, true, options)) {
+        try (SafetensorsFile remote = SafetensorsFile.open(MemorySource.remoteLike(file), limits, true, options)) {
             assertSlice(remote, dtype, slices, expected, what + " remote-like " + options);
         }
         Path path = dir.resolve("slice.safetensors");
@@ -161,7 +161,7 @@ class SliceTest {
     void aRowRangeOfAMatrixIsOneRequest() throws IOException {
         // 1024 x 256 F32: 1 MiB, well past the 128 KiB read with the header
         byte[] file = SafetensorsFixture.create().tensor("w", "F32", 1024, 256).build();
-        RemoteLikeSource source = new RemoteLikeSource(file);
+        MemorySource source = MemorySource.remoteLike(file);
         try (SafetensorsFile f = SafetensorsFile.open(source)) {
             long base = f.header().payloadOffset();
             TensorSlice rows = f.slice("w", Slice.range(500, 600));
@@ -180,7 +180,7 @@ class SliceTest {
             f.slice("w", Slice.range(0, 1024, 256)).readBytes();
             assertEquals(3, source.ranges().size());
         }
-        RemoteLikeSource noGap = new RemoteLikeSource(file);
+        MemorySource noGap = MemorySource.remoteLike(file);
         ReadOptions exact = ReadOptions.builder().coalesceGapBytes(0).build();
         try (SafetensorsFile f = SafetensorsFile.open(noGap, Limits.DEFAULT, true, exact)) {
             f.slice("w", Slice.range(0, 1024, 256)).readBytes();
@@ -194,7 +194,7 @@ class SliceTest {
     @Test
     void aSliceWithinTheHeaderBytesCostsNoRequest() throws IOException {
         byte[] file = SafetensorsFixture.create().tensor("small", "F32", 16, 16).build();
-        RemoteLikeSource source = new RemoteLikeSource(file);
+        MemorySource source = MemorySource.remoteLike(file);
         try (SafetensorsFile f = SafetensorsFile.open(source)) {
             long after = source.statistics().requests();
             f.slice("small", Slice.range(2, 4), Slice.range(0, 16, 3)).readFloat32();

@@ -4,6 +4,7 @@ import dev.safetensors.Limits;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Safetensors;
+import dev.safetensors.fixtures.MemorySource;
 import dev.safetensors.fuzz.reference.Judgement;
 import dev.safetensors.fuzz.reference.ReferenceChecker;
 import dev.safetensors.fuzz.reference.ReferenceTensor;
@@ -39,9 +40,9 @@ final class FileJudge {
         Limits wholePrefetch = limits.toBuilder().prefetchBytes(Math.max(8, Math.min(file.length, limits.prefetchBytes())))
                 .build();
         ValidatorRun source = ValidatorRun.of("readHeader(source)",
-                () -> Safetensors.readHeader(new InMemorySource(file, Integer.MAX_VALUE), wholePrefetch));
+                () -> Safetensors.readHeader(new MemorySource("fuzz-input", file), wholePrefetch));
         ValidatorRun pieces = ValidatorRun.of("readHeader(source in 7-byte reads, 16-byte prefetch)",
-                () -> Safetensors.readHeader(new InMemorySource(file, 7), limits.toBuilder().prefetchBytes(16).build()));
+                () -> Safetensors.readHeader(new MemorySource("fuzz-input", file).maxPerRead(7), limits.toBuilder().prefetchBytes(16).build()));
         agree(policy, file, inMemory, source, true);
         // a 16-byte prefetch cannot see a 40-byte Git LFS signature, so only the verdict must match there
         agree(policy, file, inMemory, pieces, false);

@@ -7,6 +7,7 @@ import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.UnsupportedDtypeException;
 import dev.safetensors.core.SafetensorsFile;
+import dev.safetensors.fixtures.MemorySource;
 import dev.safetensors.fuzz.reference.ReferenceWidening;
 
 import java.io.ByteArrayOutputStream;
@@ -34,7 +35,7 @@ final class TensorReads {
      * @param maxPerWrite the most bytes the copy target takes per write
      */
     static void check(byte[] file, SafetensorsHeader accepted, Limits limits, int maxPerRead, int maxPerWrite) {
-        try (SafetensorsFile f = SafetensorsFile.open(new InMemorySource(file, maxPerRead), limits)) {
+        try (SafetensorsFile f = SafetensorsFile.open(new MemorySource("fuzz-input", file).maxPerRead(maxPerRead), limits)) {
             require(f.header().tensors().equals(accepted.tensors()), "SafetensorsFile read another header");
             for (TensorInfo t : f.header().tensors()) {
                 byte[] expected = Arrays.copyOfRange(file, (int) (accepted.payloadOffset() + t.begin()),

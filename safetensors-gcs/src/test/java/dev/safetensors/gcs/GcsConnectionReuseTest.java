@@ -5,7 +5,7 @@ import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.safetensors.RandomAccessSource;
-import dev.safetensors.testing.ConnectionCountingProxy;
+import dev.safetensors.fixtures.ConnectionCountingProxy;
 import dev.safetensors.testing.TensorReadPattern;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -7,7 +7,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.SourceChangedException;
-import dev.safetensors.testing.EndlessBodyServer;
+import dev.safetensors.fixtures.EndlessBodyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;

@@ -63,7 +63,7 @@ class ModulePathIT {
         assertTrue(Files.isRegularFile(gcsJar), gcsJar.toString());
         List<String> classPath = Arrays.asList(System.getProperty("java.class.path").split(File.pathSeparator));
         String apiJar = classPath.stream()
-                .filter(e -> e.contains("safetensors-api") && !e.contains("test"))
+                .filter(e -> e.contains("safetensors-api") && !e.contains("test-classes") && !e.endsWith("-tests.jar"))
                 .findFirst().orElseThrow();
         String googleJars = classPath.stream()
                 .filter(e -> !e.contains("safetensors-") && !e.contains("test-classes") && !e.endsWith("classes"))

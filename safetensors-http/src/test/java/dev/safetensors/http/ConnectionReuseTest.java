@@ -1,7 +1,7 @@
 package dev.safetensors.http;
 
 import dev.safetensors.RandomAccessSource;
-import dev.safetensors.testing.ConnectionCountingProxy;
+import dev.safetensors.fixtures.ConnectionCountingProxy;
 import dev.safetensors.testing.TensorReadPattern;
 import org.eclipse.jetty.server.Server;
 import org.eclipse.jetty.server.ServerConnector;

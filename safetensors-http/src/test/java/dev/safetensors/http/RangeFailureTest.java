@@ -8,7 +8,7 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
-import dev.safetensors.testing.EndlessBodyServer;
+import dev.safetensors.fixtures.EndlessBodyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

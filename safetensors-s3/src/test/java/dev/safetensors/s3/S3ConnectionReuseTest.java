@@ -1,7 +1,7 @@
 package dev.safetensors.s3;
 
 import dev.safetensors.RandomAccessSource;
-import dev.safetensors.testing.ConnectionCountingProxy;
+import dev.safetensors.fixtures.ConnectionCountingProxy;
 import dev.safetensors.testing.TensorReadPattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

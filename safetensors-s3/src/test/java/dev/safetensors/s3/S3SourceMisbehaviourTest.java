@@ -10,7 +10,7 @@ import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
-import dev.safetensors.testing.EndlessBodyServer;
+import dev.safetensors.fixtures.EndlessBodyServer;
 import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -3,12 +3,10 @@ package dev.safetensors.s3;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
-import dev.safetensors.RandomAccessSourceProvider;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.util.ServiceLoader;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,13 +15,8 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+/** What only S3 shows; the common provider contract is {@link S3ProviderContractTest}. */
 class S3SourceProviderTest {
-
-    @Test
-    void isFoundByTheServiceLoader() {
-        assertTrue(ServiceLoader.load(RandomAccessSourceProvider.class).stream()
-                .anyMatch(p -> p.type() == S3SourceProvider.class));
-    }
 
     @Test
     void supportsTheS3SchemeOnly() {
