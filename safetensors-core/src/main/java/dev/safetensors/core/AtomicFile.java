@@ -21,6 +21,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
+import dev.safetensors.core.internal.write.TempFileJanitor;
 
 /**
  * A file written into a temporary file beside its target and renamed over it on {@link #commit()}: readers see the

@@ -27,6 +27,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import dev.safetensors.core.internal.index.ShardHeaders;
 
 /**
  * One logical checkpoint: a single file, a sharded checkpoint behind its {@code *.safetensors.index.json} (local or

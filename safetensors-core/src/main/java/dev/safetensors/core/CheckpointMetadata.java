@@ -18,6 +18,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import dev.safetensors.core.internal.index.ParameterCounter;
+import dev.safetensors.core.internal.index.QuantizationConfig;
 
 /**
  * Everything the headers of a checkpoint say, in one call, as {@code huggingface_hub.get_safetensors_metadata} and

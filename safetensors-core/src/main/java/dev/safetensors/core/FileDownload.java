@@ -24,6 +24,10 @@ import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongConsumer;
+import dev.safetensors.core.internal.read.FetchRanges;
+import dev.safetensors.core.internal.read.OrderedFetch;
+import dev.safetensors.core.internal.read.RangeStreamer;
+import dev.safetensors.core.internal.read.RunCursor;
 
 /**
  * Downloads one file from any {@link RandomAccessSource} to a local path, never leaving anything partial under the

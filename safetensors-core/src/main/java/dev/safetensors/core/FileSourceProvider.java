@@ -12,6 +12,7 @@ import dev.safetensors.RandomAccessSourceProvider;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
+import dev.safetensors.core.internal.listing.FolderListing;
 
 /** Opens {@code file:} URIs as {@link FileSource}s and lists local folders. Registered through {@link java.util.ServiceLoader}. */
 public final class FileSourceProvider implements RandomAccessSourceProvider {

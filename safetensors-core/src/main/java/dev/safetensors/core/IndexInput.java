@@ -7,6 +7,7 @@ import java.io.FilterInputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.util.Arrays;
+import dev.safetensors.core.internal.header.Utf8Validator;
 
 /**
  * The bytes of an index as the streaming parser reads them: refused past {@code limit} bytes, and checked as strict

@@ -24,6 +24,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import dev.safetensors.core.internal.header.StrictUtf8;
 
 /**
  * The one reader of {@code *.safetensors.index.json}, for local files, URLs and Hub repositories alike: a streaming

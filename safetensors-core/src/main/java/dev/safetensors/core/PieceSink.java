@@ -4,6 +4,7 @@ import dev.safetensors.DType;
 
 import java.nio.ByteBuffer;
 import java.nio.FloatBuffer;
+import dev.safetensors.core.internal.read.RangeStreamer;
 
 /**
  * Receives the pieces of a tensor or slice at their place in the result: bytes copied into a caller's buffer, or

@@ -3,6 +3,8 @@ package dev.safetensors.core;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import dev.safetensors.core.internal.read.RangeStreamer;
+import dev.safetensors.core.internal.read.RunCursor;
 
 /**
  * Takes the bytes of a tensor's fetched ranges, in file order, and hands each wanted run (or the part of it a block

@@ -7,6 +7,7 @@ import dev.safetensors.SafetensorsHeader;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Objects;
+import dev.safetensors.core.internal.header.HeaderReader;
 
 /**
  * One-call header checks. Each method reads the bounded header prefix of a file (one read when the header fits

@@ -21,6 +21,9 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.nio.file.Path;
 import java.util.Objects;
+import dev.safetensors.core.internal.header.PrefixCapture;
+import dev.safetensors.core.internal.read.RangeStreamer;
+import dev.safetensors.core.internal.read.SlicePlan;
 
 /**
  * A validated safetensors file whose tensors can be read: the header is read and checked once, when the file is

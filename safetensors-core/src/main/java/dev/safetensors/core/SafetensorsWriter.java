@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import dev.safetensors.core.internal.write.TempFileJanitor;
 
 /**
  * Writes canonical safetensors files.

@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import dev.safetensors.core.internal.write.TempFileJanitor;
 
 /**
  * Writes a checkpoint as shards of at most a given size and an index, as huggingface_hub's

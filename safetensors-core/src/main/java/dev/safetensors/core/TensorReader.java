@@ -8,6 +8,11 @@ import dev.safetensors.TensorInfo;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
+import dev.safetensors.core.internal.write.BlockSink;
+import dev.safetensors.core.internal.read.FetchRanges;
+import dev.safetensors.core.internal.read.OrderedFetch;
+import dev.safetensors.core.internal.read.RangeStreamer;
+import dev.safetensors.core.internal.read.SlicePlan;
 
 /**
  * Chooses how the bytes of a tensor or slice reach their destination, cheapest first:

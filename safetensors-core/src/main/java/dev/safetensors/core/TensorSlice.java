@@ -12,6 +12,7 @@ import java.nio.ByteOrder;
 import java.nio.FloatBuffer;
 import java.nio.ReadOnlyBufferException;
 import java.util.Arrays;
+import dev.safetensors.core.internal.read.SlicePlan;
 
 /**
  * A sub-tensor of a tensor, planned and ready to read, as {@code get_slice(name)[a:b, :, c:d]} is in the official

@@ -5,6 +5,7 @@ import dev.safetensors.DType;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import dev.safetensors.core.internal.read.RangeStreamer;
 
 /**
  * One tensor queued in a {@link SafetensorsWriter}: its name, dtype and shape as given, and its bytes, held by

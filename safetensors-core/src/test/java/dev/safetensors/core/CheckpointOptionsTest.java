@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.safetensors.core.internal.index.QuantizationConfig;
 
 /**
  * {@link CheckpointOptions}: every location of a checkpoint (index, shards, listing) goes through the caller's

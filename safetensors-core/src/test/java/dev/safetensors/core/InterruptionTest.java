@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.safetensors.core.internal.read.RangeStreamer;
 
 /** Rule 24: an interrupt stops a read between blocks, keeps the flag set, and leaves the file usable. */
 @Timeout(60)

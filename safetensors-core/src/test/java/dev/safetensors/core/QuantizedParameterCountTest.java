@@ -12,6 +12,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.safetensors.core.internal.index.TargetPattern;
 
 /**
  * Parameter counts of small generated quantized checkpoints, each expected count derived by hand below from the

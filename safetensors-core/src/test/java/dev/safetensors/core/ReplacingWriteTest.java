@@ -22,6 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.safetensors.core.internal.write.TempFileJanitor;
 
 /**
  * What an atomic write replaces: the whole file or nothing, permissions kept, links written through, the files being

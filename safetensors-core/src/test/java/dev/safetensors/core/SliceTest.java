@@ -23,6 +23,7 @@ import java.util.SplittableRandom;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import dev.safetensors.core.internal.header.ShapeArithmetic;
 
 /**
  * Slices against a naive element-by-element reference, on random shapes of rank 0 to 6 and every strict dtype, with

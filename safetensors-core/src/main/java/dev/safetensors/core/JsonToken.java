@@ -1,8 +1,0 @@
-package dev.safetensors.core;
-
-/** The tokens of {@link JsonTokenizer}. */
-enum JsonToken {
-    BEGIN_OBJECT, END_OBJECT, BEGIN_ARRAY, END_ARRAY, NAME, STRING, NUMBER, TRUE, FALSE, NULL,
-    /** The root value is complete; what follows it has not been read. */
-    END
-}

@@ -1,0 +1,154 @@
+package dev.safetensors.core.internal.index;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
+import dev.safetensors.RandomAccessSource;
+import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.SourceStatistics;
+import dev.safetensors.StorageException;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.FileSource;
+import dev.safetensors.core.ReadOptions;
+import dev.safetensors.core.Safetensors;
+import dev.safetensors.core.ShardVerdict;
+import dev.safetensors.core.internal.header.PrefixCapture;
+
+/**
+ * Reads the header of every shard of a checkpoint once, {@link ReadOptions#parallelism()} at a time, each through
+ * the options' registry, and judges each one on its own. A remote shard's source can be kept open after its header
+ * is read, so the checkpoint reads its tensors through the same source (pinned to the version its header came from)
+ * without asking for the header again; a local file is closed and reopened when needed, since that costs no request
+ * and holds no descriptor meanwhile.
+ */
+public final class ShardHeaders {
+    /**
+     * Most payload bytes kept, over all shards, from the first reads of the headers: a small tensor that came with
+     * its header is then served without a request, while a checkpoint of thousands of shards cannot hold thousands
+     * of prefixes.
+     */
+    static final long MAX_KEPT_PREFIX_BYTES = 64L * 1024 * 1024;
+
+    /**
+     * One shard read.
+     *
+     * @param verdict what was found
+     * @param source  the open source, when kept (a remote shard that passed); otherwise {@code null}
+     * @param prefix  payload bytes that came with a kept source's header, from the payload's first byte; may be empty
+     */
+    public record Read(ShardVerdict verdict, RandomAccessSource source, ByteBuffer prefix) {
+    }
+
+    private ShardHeaders() {
+    }
+
+    /**
+     * @param shards     the shards' locations
+     * @param options    the registry, limits and parallelism
+     * @param keepRemote whether to keep the sources of remote shards that passed open
+     * @return one read per shard, in order; the caller closes the kept sources
+     * @throws IOException only if the calling thread is interrupted (every source opened is closed first)
+     */
+    public static List<Read> read(List<Location> shards, CheckpointOptions options, boolean keepRemote) throws IOException {
+        int threads = Math.min(shards.size(), options.readOptions().parallelism());
+        AtomicLong budget = new AtomicLong(MAX_KEPT_PREFIX_BYTES);
+        if (threads <= 1) {
+            List<Read> all = new ArrayList<>();
+            for (Location shard : shards) {
+                all.add(one(shard, options, keepRemote, budget));
+            }
+            return all;
+        }
+        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "safetensors-shard-header");
+            t.setDaemon(true);
+            return t;
+        });
+        List<Future<Read>> pending = new ArrayList<>();
+        try {
+            for (Location shard : shards) {
+                pending.add(pool.submit(() -> one(shard, options, keepRemote, budget)));
+            }
+            List<Read> all = new ArrayList<>();
+            for (Future<Read> f : pending) {
+                all.add(f.get());
+            }
+            return all;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            pool.shutdownNow();
+            closeKept(pending);
+            throw new StorageException(ErrorCode.INTERRUPTED, shards.get(0).display(),
+                    "interrupted while reading the shards' headers");
+        } catch (ExecutionException e) {
+            // one() catches every exception, so this is an Error (out of memory): reported with a code all the same
+            closeKept(pending);
+            throw new StorageException(ErrorCode.IO_ERROR, shards.get(0).display(), "reading the shards' headers"
+                    + " failed: " + e.getCause(), e.getCause());
+        } finally {
+            pool.shutdown();
+        }
+    }
+
+    private static void closeKept(List<Future<Read>> pending) {
+        for (Future<Read> f : pending) {
+            if (f.isDone() && !f.isCancelled()) {
+                try {
+                    Read r = f.get();
+                    if (r.source() != null) {
+                        r.source().close();
+                    }
+                } catch (InterruptedException | ExecutionException | IOException ignored) {
+                    // closing on the way out of an interruption: nothing more to report
+                }
+            }
+        }
+    }
+
+    private static Read one(Location shard, CheckpointOptions options, boolean keepRemote, AtomicLong budget) {
+        RandomAccessSource source = null;
+        try {
+            source = options.registry().open(shard);
+            PrefixCapture capture = new PrefixCapture(source, options.limits().prefetchBytes());
+            SafetensorsHeader header = Safetensors.readHeader(capture, options.limits());
+            ShardVerdict v = new ShardVerdict(shard, Optional.of(header), Optional.empty(), source.statistics());
+            if (keepRemote && !(source instanceof FileSource)) {
+                ByteBuffer prefix = capture.bytesFrom(header.payloadOffset());
+                if (budget.addAndGet(-prefix.remaining()) < 0) {
+                    prefix = ByteBuffer.allocate(0);
+                }
+                RandomAccessSource kept = source;
+                source = null;
+                return new Read(v, kept, prefix);
+            }
+            return new Read(v, null, null);
+        } catch (IOException e) {
+            return failed(shard, e, source);
+        } catch (RuntimeException e) {
+            return failed(shard, new StorageException(ErrorCode.IO_ERROR, shard.display(), e.toString(), e), source);
+        } finally {
+            if (source != null) {
+                try {
+                    source.close();
+                } catch (IOException ignored) {
+                    // the header was read, or its failure is what is reported
+                }
+            }
+        }
+    }
+
+    private static Read failed(Location shard, IOException e, RandomAccessSource source) {
+        SourceStatistics cost = source == null ? SourceStatistics.NONE : source.statistics();
+        return new Read(new ShardVerdict(shard, Optional.empty(), Optional.of(e), cost), null, null);
+    }
+}

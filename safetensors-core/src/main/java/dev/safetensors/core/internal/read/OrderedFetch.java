@@ -1,0 +1,185 @@
+package dev.safetensors.core.internal.read;
+
+import dev.safetensors.RandomAccessSource;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ReadableByteChannel;
+import java.util.ArrayDeque;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.atomic.AtomicInteger;
+import dev.safetensors.core.ReadOptions;
+
+/**
+ * Fetches a sequence of ranges over several concurrent {@link RandomAccessSource#openRange} requests and hands them
+ * to the caller's thread in order (issue 12, item 6). At most {@code parallelism} ranges are in flight, each into a
+ * buffer of its own that is reused once handed on, so memory stays within {@code parallelism x partSizeBytes}. Each
+ * range is one request of the source, retried (and, when its body breaks midway, resumed) by the source's own policy
+ * like any other request ({@link dev.safetensors.spi.RemotePolicy}): there is no second retry loop here, so a part
+ * that keeps failing costs the policy's attempt budget once. The first failure ends the whole fetch. Interrupting
+ * the caller cancels every range in flight. Every range is verified by the source like any other.
+ */
+public final class OrderedFetch {
+    private static final AtomicInteger THREADS = new AtomicInteger();
+    private static final ThreadFactory DAEMONS = r -> {
+        Thread t = new Thread(r, "safetensors-fetch-" + THREADS.incrementAndGet());
+        t.setDaemon(true);
+        return t;
+    };
+
+    /** Receives each fetched range on the caller's thread, in order. */
+    @FunctionalInterface
+    public interface RangeSink {
+        /**
+         * @param at    the range's offset relative to the fetch's base
+         * @param bytes the range, between position and limit; valid only during the call
+         */
+        void accept(long at, ByteBuffer bytes) throws IOException;
+    }
+
+    private OrderedFetch() {
+    }
+
+    /**
+     * @param base   the file position the ranges' offsets are relative to
+     * @param ranges the ranges, each at most {@code options.partSizeBytes()} long
+     */
+    public static void run(RandomAccessSource source, long base, FetchRanges ranges, ReadOptions options, RangeSink sink)
+            throws IOException {
+        if (!ranges.next()) {
+            return;
+        }
+        long firstAt = ranges.start();
+        int firstLength = (int) ranges.length();
+        if (!ranges.next()) {
+            // one request: no threads, no part buffer, the bytes stream through one block
+            long[] at = {firstAt};
+            RangeStreamer.stream(source, base + firstAt, firstLength,
+                    ByteBuffer.allocate(Math.min(RangeStreamer.BLOCK_BYTES, firstLength)), b -> {
+                        int n = b.remaining();
+                        sink.accept(at[0], b);
+                        at[0] += n;
+                    });
+            return;
+        }
+        int parallelism = options.parallelism();
+        ExecutorService pool = Executors.newFixedThreadPool(parallelism, DAEMONS);
+        ArrayDeque<Part> inFlight = new ArrayDeque<>();
+        ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+        try {
+            submit(pool, source, base, options, inFlight, free, firstAt, firstLength);
+            boolean more = true;
+            boolean pending = true; // the range found by the last next() is not submitted yet
+            while (true) {
+                while (inFlight.size() < parallelism && more) {
+                    if (!pending && !ranges.next()) {
+                        more = false;
+                        break;
+                    }
+                    pending = false;
+                    submit(pool, source, base, options, inFlight, free, ranges.start(), (int) ranges.length());
+                }
+                Part head = inFlight.poll();
+                if (head == null) {
+                    return;
+                }
+                await(source, head);
+                sink.accept(head.at, head.buffer);
+                if (head.buffer.capacity() == options.partSizeBytes()) {
+                    free.add(head.buffer);
+                }
+            }
+        } finally {
+            for (Part p : inFlight) {
+                p.future.cancel(true);
+            }
+            pool.shutdownNow();
+        }
+    }
+
+    private static void submit(ExecutorService pool, RandomAccessSource source, long base, ReadOptions options,
+                               ArrayDeque<Part> inFlight, ArrayDeque<ByteBuffer> free, long at, int length) {
+        // full-size buffers are reused; a shorter last range gets a buffer of its own size
+        ByteBuffer buffer = length == options.partSizeBytes() && !free.isEmpty() ? free.poll()
+                : ByteBuffer.allocate(length);
+        Part part = new Part(at, length, buffer);
+        part.future = pool.submit(() -> {
+            fetch(source, base, part);
+            return null;
+        });
+        inFlight.add(part);
+    }
+
+    private static void await(RandomAccessSource source, Part part) throws IOException {
+        try {
+            part.future.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the contract: the flag stays set for the caller to see
+            InterruptedIOException ie = new InterruptedIOException(source.name() + ": parallel read interrupted");
+            ie.initCause(e);
+            throw ie;
+        } catch (CancellationException e) {
+            throw new InterruptedIOException(source.name() + ": parallel read cancelled");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof IOException io) {
+                throw io;
+            }
+            if (cause instanceof RuntimeException re) {
+                throw re;
+            }
+            if (cause instanceof Error error) {
+                throw error;
+            }
+            throw new IOException(source.name() + ": parallel read failed", cause);
+        }
+    }
+
+    private static void fetch(RandomAccessSource source, long base, Part part) throws IOException {
+        part.buffer.clear().limit(part.length);
+        readRange(source, base + part.at, part.buffer);
+        part.buffer.flip();
+    }
+
+    /** Fills {@code dst} from one streamed range, checking the interrupt flag every block. */
+    private static void readRange(RandomAccessSource source, long position, ByteBuffer dst) throws IOException {
+        int end = dst.limit();
+        try (ReadableByteChannel in = source.openRange(position, dst.remaining())) {
+            while (dst.position() < end) {
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new InterruptedIOException(source.name() + ": part read interrupted");
+                }
+                dst.limit(Math.min(end, dst.position() + RangeStreamer.BLOCK_BYTES));
+                while (dst.hasRemaining()) {
+                    if (in.read(dst) < 0) {
+                        throw new EOFException(source.name() + ": the object ends at byte "
+                                + (position + dst.position()) + ", inside a tensor");
+                    }
+                }
+            }
+        } finally {
+            dst.limit(end);
+        }
+    }
+
+    /** One range in flight. */
+    private static final class Part {
+        final long at;
+        final int length;
+        final ByteBuffer buffer;
+        Future<?> future;
+
+        Part(long at, int length, ByteBuffer buffer) {
+            this.at = at;
+            this.length = length;
+            this.buffer = buffer;
+        }
+    }
+}

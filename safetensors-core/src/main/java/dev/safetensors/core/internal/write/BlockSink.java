@@ -1,0 +1,16 @@
+package dev.safetensors.core.internal.write;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import dev.safetensors.core.internal.read.RangeStreamer;
+
+/** Receives the blocks of a tensor streamed by {@link RangeStreamer}, in order. */
+@FunctionalInterface
+public interface BlockSink {
+    /**
+     * @param block the next bytes of the tensor, between position and limit; valid only during the call, and
+     *              always a whole number of elements, because every block but the last is full
+     * @throws IOException to stop the stream
+     */
+    void accept(ByteBuffer block) throws IOException;
+}
