@@ -145,7 +145,13 @@ public final class AzureClientOptions {
                 throw new StorageException(ErrorCode.INVALID_ENDPOINT, name, CONNECTION_STRING
                         + " is not a valid connection string (its value is not shown)");
             }
-            BlobServiceClient client = builder.buildClient();
+            BlobServiceClient client;
+            try {
+                client = builder.buildClient();
+            } catch (RuntimeException e) {
+                throw new StorageException(ErrorCode.INVALID_ENDPOINT, name, "no client can be built from "
+                        + CONNECTION_STRING + " (its value is not shown)");
+            }
             if (location.account() != null && !location.account().equals(client.getAccountName())) {
                 throw new StorageException(ErrorCode.INVALID_SOURCE, name, "the connection string is for account '"
                         + client.getAccountName() + "', the location names account '" + location.account() + "'");
@@ -176,7 +182,14 @@ public final class AzureClientOptions {
             TokenCredential credential = EntraId.defaultCredential();
             builder.credential(credential);
         }
-        return builder.buildClient();
+        try {
+            return builder.buildClient();
+        } catch (RuntimeException e) {
+            // such as a bearer token refused over http: the SDK's message names no secret here
+            throw new StorageException(ErrorCode.INVALID_ENDPOINT, name, "no client can be built for the blob"
+                    + " endpoint '" + shown(url) + "': " + dev.safetensors.spi.SourceNames.clip(
+                    String.valueOf(e.getMessage())));
+        }
     }
 
     /** @return the JDK HttpClient binding on HTTP/1.1 (Blob Storage speaks nothing newer), no read-timeout thread hop */

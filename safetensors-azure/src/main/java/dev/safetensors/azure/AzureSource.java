@@ -54,6 +54,7 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
     private static final System.Logger LOG = System.getLogger(AzureSource.class.getName());
     private static final HttpHeaderName MS_VERSION = HttpHeaderName.fromString("x-ms-version");
     private static final HttpHeaderName MS_RANGE = HttpHeaderName.fromString("x-ms-range");
+    private static final HttpHeaderName ERROR_CODE = HttpHeaderName.fromString("x-ms-error-code");
 
     private final AzureLocation location;
     private final BlobPipeline pipeline;
@@ -200,8 +201,6 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
     }
 
     private static final Pattern EMPTY_AT_END = Pattern.compile("bytes (\\d+)-(-?\\d{1,18})/(\\d+)");
-
-    private static final HttpHeaderName ERROR_CODE = HttpHeaderName.fromString("x-ms-error-code");
 
     private IOException noAnswer(String range, RuntimeException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {

@@ -97,4 +97,13 @@ class AzureClientOptionsTest {
                 () -> AzureClientOptions.builder().endpoint("ftp://host/x?sig=TOPSECRET"));
         assertFalse(e.getMessage().contains("TOPSECRET"), e.getMessage());
     }
+
+    @Test
+    void entraIdOverPlainHttpIsACodedFailure() {
+        // azure-identity is on this module's test class path; a bearer token is never sent over http
+        AzureClientOptions o = AzureClientOptions.builder().account("acct").endpoint("http://127.0.0.1:1/acct").build();
+        StorageException e = assertThrows(StorageException.class,
+                () -> o.buildClient(location("az://models/m.safetensors")));
+        assertEquals(ErrorCode.INVALID_ENDPOINT, e.code());
+    }
 }
