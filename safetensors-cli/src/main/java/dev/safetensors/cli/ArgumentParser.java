@@ -16,9 +16,12 @@ final class ArgumentParser {
      * Options of other commands that users reach for here, with the option of this command that does what they mean:
      * named in the usage error when the command has it.
      */
-    private static final Map<String, String> INSTEAD = Map.of("--jobs", "--parallel");
-    private static final Map<String, String> WHY = Map.of("--jobs", "--jobs is for the commands that examine many"
-            + " files at once; to fetch the parts of a remote tensor at once, use");
+    private static final Map<String, Instead> INSTEAD = Map.of("--jobs", new Instead("--parallel", "--jobs is for"
+            + " the commands that examine many files at once; to fetch the parts of a remote tensor at once, use"));
+
+    /** An option to use instead of one this command lacks, and why. */
+    private record Instead(String option, String why) {
+    }
 
     private ArgumentParser() {
     }
@@ -89,9 +92,9 @@ final class ArgumentParser {
 
     /** @return the hint for an option of other commands, or "" */
     private static String instead(List<OptionSpec> options, String name) {
-        String other = INSTEAD.get(name);
-        OptionSpec here = other == null ? null : find(options, other);
-        return here == null ? "" : ": " + WHY.get(name) + " '" + here.longName() + " " + here.label() + "'";
+        Instead instead = INSTEAD.get(name);
+        OptionSpec here = instead == null ? null : find(options, instead.option());
+        return here == null ? "" : ": " + instead.why() + " '" + here.longName() + " " + here.label() + "'";
     }
 
     private static OptionSpec find(List<OptionSpec> options, String name) {

@@ -87,7 +87,7 @@ final class CheckRun {
      */
     static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, int jobs, Output output,
                       PrintStream err, FileCheck check, java.util.function.Consumer<SourceResult> sink) {
-        boolean many = selection.listsMany(sources);
+        boolean many = selection.readsList(sources);
         TargetStream targets = new TargetStream(selection.locations(sources, System.in), selection, opener);
         RunSummary summary = new RunSummary();
         Status worst;
@@ -113,7 +113,7 @@ final class CheckRun {
             output.error("cannot read the list of sources: " + Failure.from(e.getCause(), "").message(), e);
             return Status.ERROR.exitCode();
         }
-        if (many) {
+        if (many || targets.listedAny()) {
             summary.print(err, targets.listingRequests());
         }
         return worst.exitCode();

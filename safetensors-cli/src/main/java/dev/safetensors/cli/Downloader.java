@@ -128,9 +128,9 @@ final class Downloader {
         List<String> missing = new ArrayList<>();
         for (String f : files) {
             URI uri = URI.create(f);
-            Optional<String> commit = cache.knownCommit(uri).filter(HubCache::isCommit);
-            Optional<Path> cached = commit.isPresent() && HubCache.isCommit(commit.get())
-                    && f.contains("@" + commit.get()) ? cache.cachedFile(uri, commit.get()) : Optional.empty();
+            // only a location at a commit is trusted to the snapshot: a ref in the cache may be stale
+            Optional<String> commit = HubCache.commitIn(uri);
+            Optional<Path> cached = commit.isPresent() ? cache.cachedFile(uri, commit.get()) : Optional.empty();
             if (cached.isPresent()) {
                 done.add(new Done(f, cached.get(), null));
             } else {

@@ -14,7 +14,8 @@ final class JobsOption {
 
     /** @param spec the command that takes {@code --jobs} */
     void declare(CommandSpec spec) {
-        spec.option(OptionSpec.value("--jobs", "N", "Sources (files and shards) examined in parallel; default "
+        spec.option(OptionSpec.value("--jobs", "N", "Sources (files and shards) examined in parallel, so at most N"
+                + " header requests at once; default "
                 + DEFAULT_JOBS + ".", v -> jobs = OptionValue.integer(v)));
     }
 

@@ -33,7 +33,7 @@ final class SourceArguments {
                 .option(OptionSpec.value("--include", "GLOB", "File names to examine in folders and prefixes"
                         + " (repeatable); default *.safetensors and *.safetensors.index.json.", include::add))
                 .option(OptionSpec.value("--exclude", "GLOB", "File names to skip in folders and prefixes"
-                        + " (repeatable).", exclude::add))
+                        + " (repeatable).", exclude::add).repeated())
                 .option(OptionSpec.value("--from-file", "FILE", "Also read sources from FILE, one location a line"
                         + " (blank lines skipped); - reads standard input.", v -> fromFile = OptionValue.path(v)));
     }
@@ -47,10 +47,9 @@ final class SourceArguments {
         return copy;
     }
 
-    /** @return whether any source may expand into many results: a list file, or a folder or prefix to list */
-    boolean listsMany(List<String> positional) {
-        return fromFile != null || recursive || positional.stream().anyMatch(s -> s.equals("-")
-                || dev.safetensors.Location.parse(s).isFolder());
+    /** @return whether sources are read from a list (standard input or {@code --from-file}) */
+    boolean readsList(List<String> positional) {
+        return fromFile != null || positional.contains("-");
     }
 
     /**

@@ -37,6 +37,7 @@ final class TargetStream implements Iterator<Target> {
     private final List<NameGlob> include;
     private final List<NameGlob> exclude;
     private long listingRequests;
+    private boolean listedAny;
     private PrefixSelection listing;
     private String listed;
     private final Set<String> claimed = new HashSet<>();
@@ -54,6 +55,11 @@ final class TargetStream implements Iterator<Target> {
         this.expander = new ShardExpander(opener);
         this.include = arguments.includes();
         this.exclude = arguments.excludes();
+    }
+
+    /** @return whether a folder or prefix was listed (or tried) so far */
+    boolean listedAny() {
+        return listedAny;
     }
 
     /** @return the listing requests (pages) spent so far */
@@ -90,6 +96,7 @@ final class TargetStream implements Iterator<Target> {
             return;
         }
         ListOptions options = ListOptions.DEFAULT.withRecursive(arguments.recursive);
+        listedAny = true;
         try {
             listing = PrefixSelection.open(opener.registry(), where, options, include, exclude);
             listed = where.display();
@@ -100,20 +107,24 @@ final class TargetStream implements Iterator<Target> {
     }
 
     private boolean isPrefix(dev.safetensors.Location where) {
-        if (where.scheme().equals("hf") || where.text().isEmpty() || where.isIndex()) {
-            return false; // a Hub repository is expanded into its checkpoints by the expander
+        if (where.scheme().equals("hf") || where.text().isEmpty() || where.isIndex()
+                || (where.uri().isEmpty() && where.looksLikeUri())) {
+            // a Hub repository is expanded into its checkpoints by the expander; a malformed URI is reported as one
+            return false;
+        }
+        if (!where.isLocal()) {
+            // s3://bucket names no object (the opener says so); s3://bucket/ is the whole bucket
+            return where.text().endsWith("/")
+                    || (arguments.recursive && !where.fileName().endsWith(dev.safetensors.Location.FILE_SUFFIX));
         }
         if (where.isFolder()) {
             return true;
         }
-        if (where.isLocal()) {
-            try {
-                return Files.isDirectory(where.path());
-            } catch (IllegalArgumentException e) {
-                return false;
-            }
+        try {
+            return Files.isDirectory(where.path());
+        } catch (IllegalArgumentException e) {
+            return false;
         }
-        return arguments.recursive && !where.fileName().endsWith(dev.safetensors.Location.FILE_SUFFIX);
     }
 
     /** Takes one selected entry from the listing in progress, or ends it. */

@@ -51,8 +51,16 @@ class BadInputTest {
     }
 
     @Test
-    void directory() {
-        single(dir, 3, "ERROR", "NOT_A_FILE", "is a directory", "*.safetensors.index.json");
+    void aDirectoryIsListedAndAFolderNamedLikeAFileInItIsNotAFile() throws IOException {
+        Path folder = Files.createDirectories(dir.resolve("listed"));
+        Files.createDirectories(folder.resolve("old.safetensors"));
+        Files.createDirectories(folder.resolve("plain-subfolder"));
+        Cli.Run run = InProcess.run("validate", folder.toString()).exits(3);
+        assertEquals(1, run.errLines().size() - 1, "one error line, then the summary\n" + run.describe());
+        assertTrue(run.errLines().get(0).startsWith("ERROR       " + folder.resolve("old.safetensors")),
+                run.describe());
+        assertTrue(run.errLines().get(0).endsWith("[NOT_A_FILE]"), run.describe());
+        assertEquals("safetensors: 1 result: 1 error; listing: 0 requests", run.errLines().get(1), run.describe());
     }
 
     @Test

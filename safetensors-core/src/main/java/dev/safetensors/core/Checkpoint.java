@@ -58,18 +58,26 @@ public final class Checkpoint implements AutoCloseable {
     private final AtomicReferenceArray<SafetensorsFile> opened;
     /** The source under each shard that is open (kept from the header read, or opened on first use). */
     private final AtomicReferenceArray<RandomAccessSource> sources;
+    /** Payload bytes that came with each kept source's header, until its file is made. */
+    private final AtomicReferenceArray<ByteBuffer> prefixes;
     private final SourceStatistics openCost;
     private volatile boolean closed;
 
     private Checkpoint(CheckpointFiles files, CheckpointOptions options, List<SafetensorsHeader> headers,
-                       List<RandomAccessSource> kept, SafetensorsFile single, SourceStatistics openCost) {
+                       List<ShardHeaders.Read> kept, SafetensorsFile single, RandomAccessSource singleSource,
+                       SourceStatistics openCost) {
         this.files = files;
         this.options = options;
         this.headers = List.copyOf(headers);
         this.opened = new AtomicReferenceArray<>(headers.size());
         this.sources = new AtomicReferenceArray<>(headers.size());
+        this.prefixes = new AtomicReferenceArray<>(headers.size());
         for (int i = 0; i < kept.size(); i++) {
-            sources.set(i, kept.get(i));
+            sources.set(i, kept.get(i).source());
+            prefixes.set(i, kept.get(i).prefix());
+        }
+        if (singleSource != null) {
+            sources.set(0, singleSource);
         }
         if (single != null) {
             opened.set(0, single);
@@ -149,7 +157,7 @@ public final class Checkpoint implements AutoCloseable {
             // one file: opened as a SafetensorsFile at once, so its first read's payload bytes are kept too
             RandomAccessSource source = options.registry().open(files.file());
             SafetensorsFile single = SafetensorsFile.open(source, options.limits(), true, options.readOptions());
-            return new Checkpoint(files, options, List.of(single.header()), List.of(source), single, cost);
+            return new Checkpoint(files, options, List.of(single.header()), List.of(), single, source, cost);
         }
         List<ShardHeaders.Read> reads = ShardHeaders.read(files.shards(), options, true);
         List<RandomAccessSource> kept = new ArrayList<>();
@@ -169,7 +177,7 @@ public final class Checkpoint implements AutoCloseable {
                     openCost = openCost.plus(r.verdict().cost());
                 }
             }
-            return new Checkpoint(files, options, verdict.headers(), kept, null, openCost);
+            return new Checkpoint(files, options, verdict.headers(), reads, null, null, openCost);
         } catch (IOException | RuntimeException e) {
             for (RandomAccessSource s : kept) {
                 if (s != null) {
@@ -300,7 +308,8 @@ public final class Checkpoint implements AutoCloseable {
                 RandomAccessSource kept = sources.get(i);
                 if (kept != null) {
                     // the source the header was read from, pinned to that version: no second header request
-                    f = SafetensorsFile.ofRead(kept, headers.get(i), options.limits(), options.readOptions());
+                    f = SafetensorsFile.ofRead(kept, headers.get(i), options.limits(), options.readOptions(),
+                            prefixes.getAndSet(i, null));
                 } else {
                     RandomAccessSource source = options.registry().open(files.shards().get(i));
                     f = SafetensorsFile.open(source, options.limits(), true, options.readOptions());

@@ -108,12 +108,13 @@ public final class CommitJournal {
      * @param sync    whether to force the journal and the folder
      * @param steps   told the number of each step reached: 0 before the commit point, 1 after it, then one per rename
      *                and one for the deletions and one for the journal's deletion
-     * @param before  run under the lock just before the commit point (releases the temporary files from the shutdown
-     *                cleanup, which must no longer delete them)
+     * @param before  run under the lock just before the commit point: releases the temporary files from the shutdown
+     *                cleanup, which must no longer delete them; {@code false} when that cleanup has begun (the JVM is
+     *                shutting down, and some files may be gone), and then nothing is committed
      * @throws IOException if the journal cannot be written (nothing changed) or a rename fails (the journal stays)
      */
     static void commit(Path dir, String prefix, List<Rename> renames, List<String> deletes, boolean sync,
-                       IntConsumer steps, Runnable before) throws IOException {
+                       IntConsumer steps, java.util.function.BooleanSupplier before) throws IOException {
         StringBuilder text = new StringBuilder(MAGIC).append('\n');
         for (Rename r : renames) {
             text.append("rename\t").append(r.temp()).append('\t').append(r.name()).append('\n');
@@ -140,7 +141,11 @@ public final class CommitJournal {
                 throw failed(temp, e);
             }
             steps.accept(0);
-            before.run();
+            if (!before.getAsBoolean()) {
+                Files.deleteIfExists(temp);
+                throw new StorageException(ErrorCode.INTERRUPTED, dir.toString(), "the JVM is shutting down before"
+                        + " the commit: nothing was replaced");
+            }
             try {
                 move(temp, journal);
                 PENDING.add(journal);

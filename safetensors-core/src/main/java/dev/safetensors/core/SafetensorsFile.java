@@ -181,14 +181,14 @@ public final class SafetensorsFile implements Closeable {
      * @param header  its validated header
      * @param limits  the policy the header passed, for {@link #readFloat32}
      * @param options how tensor bytes are fetched
+     * @param prefix  payload bytes read with the header, from the payload's first byte (possibly none)
      * @return the open file
      * @throws IOException if a local file's mapping cannot be prepared
      */
     static SafetensorsFile ofRead(RandomAccessSource source, SafetensorsHeader header, Limits limits,
-                                  ReadOptions options) throws IOException {
+                                  ReadOptions options, ByteBuffer prefix) throws IOException {
         MappedWindows mapping = source instanceof FileSource f ? new MappedWindows(f) : null;
-        TensorReader reader = new TensorReader(source, header.payloadOffset(), ByteBuffer.allocate(0), mapping,
-                options);
+        TensorReader reader = new TensorReader(source, header.payloadOffset(), prefix, mapping, options);
         return new SafetensorsFile(source, header, limits, true, reader);
     }
 

@@ -8,6 +8,7 @@ import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -15,6 +16,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Reads the header of every shard of a checkpoint once, {@link ReadOptions#parallelism()} at a time, each through
@@ -25,12 +27,20 @@ import java.util.concurrent.Future;
  */
 final class ShardHeaders {
     /**
+     * Most payload bytes kept, over all shards, from the first reads of the headers: a small tensor that came with
+     * its header is then served without a request, while a checkpoint of thousands of shards cannot hold thousands
+     * of prefixes.
+     */
+    static final long MAX_KEPT_PREFIX_BYTES = 64L * 1024 * 1024;
+
+    /**
      * One shard read.
      *
      * @param verdict what was found
      * @param source  the open source, when kept (a remote shard that passed); otherwise {@code null}
+     * @param prefix  payload bytes that came with a kept source's header, from the payload's first byte; may be empty
      */
-    record Read(ShardVerdict verdict, RandomAccessSource source) {
+    record Read(ShardVerdict verdict, RandomAccessSource source, ByteBuffer prefix) {
     }
 
     private ShardHeaders() {
@@ -45,10 +55,11 @@ final class ShardHeaders {
      */
     static List<Read> read(List<Location> shards, CheckpointOptions options, boolean keepRemote) throws IOException {
         int threads = Math.min(shards.size(), options.readOptions().parallelism());
+        AtomicLong budget = new AtomicLong(MAX_KEPT_PREFIX_BYTES);
         if (threads <= 1) {
             List<Read> all = new ArrayList<>();
             for (Location shard : shards) {
-                all.add(one(shard, options, keepRemote));
+                all.add(one(shard, options, keepRemote, budget));
             }
             return all;
         }
@@ -60,7 +71,7 @@ final class ShardHeaders {
         List<Future<Read>> pending = new ArrayList<>();
         try {
             for (Location shard : shards) {
-                pending.add(pool.submit(() -> one(shard, options, keepRemote)));
+                pending.add(pool.submit(() -> one(shard, options, keepRemote, budget)));
             }
             List<Read> all = new ArrayList<>();
             for (Future<Read> f : pending) {
@@ -98,18 +109,23 @@ final class ShardHeaders {
         }
     }
 
-    private static Read one(Location shard, CheckpointOptions options, boolean keepRemote) {
+    private static Read one(Location shard, CheckpointOptions options, boolean keepRemote, AtomicLong budget) {
         RandomAccessSource source = null;
         try {
             source = options.registry().open(shard);
-            SafetensorsHeader header = Safetensors.readHeader(source, options.limits());
+            PrefixCapture capture = new PrefixCapture(source, options.limits().prefetchBytes());
+            SafetensorsHeader header = Safetensors.readHeader(capture, options.limits());
             ShardVerdict v = new ShardVerdict(shard, Optional.of(header), Optional.empty(), source.statistics());
             if (keepRemote && !(source instanceof FileSource)) {
+                ByteBuffer prefix = capture.bytesFrom(header.payloadOffset());
+                if (budget.addAndGet(-prefix.remaining()) < 0) {
+                    prefix = ByteBuffer.allocate(0);
+                }
                 RandomAccessSource kept = source;
                 source = null;
-                return new Read(v, kept);
+                return new Read(v, kept, prefix);
             }
-            return new Read(v, null);
+            return new Read(v, null, null);
         } catch (IOException e) {
             return failed(shard, e, source);
         } catch (RuntimeException e) {
@@ -127,6 +143,6 @@ final class ShardHeaders {
 
     private static Read failed(Location shard, IOException e, RandomAccessSource source) {
         SourceStatistics cost = source == null ? SourceStatistics.NONE : source.statistics();
-        return new Read(new ShardVerdict(shard, Optional.empty(), Optional.of(e), cost), null);
+        return new Read(new ShardVerdict(shard, Optional.empty(), Optional.of(e), cost), null, null);
     }
 }

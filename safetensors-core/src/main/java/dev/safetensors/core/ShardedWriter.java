@@ -363,11 +363,8 @@ public final class ShardedWriter {
             for (int i = 0; i < names.size(); i++) {
                 renames.add(new CommitJournal.Rename(staged.get(i).getFileName().toString(), names.get(i)));
             }
-            CommitJournal.commit(dir, prefix, renames, stale, sync, steps, () -> {
-                for (Path p : staged) {
-                    TempFileJanitor.JVM.release(p);
-                }
-            });
+            CommitJournal.commit(dir, prefix, renames, stale, sync, steps,
+                    () -> TempFileJanitor.JVM.releaseAll(staged));
             committed = true;
             List<Path> written = new ArrayList<>();
             for (String name : names) {

@@ -23,6 +23,7 @@ final class TempFileJanitor {
     private final Set<Path> inFlight = ConcurrentHashMap.newKeySet();
     private final boolean hook;
     private boolean hooked;
+    private boolean deleting;
 
     /** @param hook whether to install a shutdown hook on first use (a registry for tests has none) */
     TempFileJanitor(boolean hook) {
@@ -45,8 +46,24 @@ final class TempFileJanitor {
         return Set.copyOf(inFlight);
     }
 
+    /**
+     * Releases files about to be renamed into place by a commit, all or none: once the shutdown cleanup has begun
+     * deleting, none is released, and the commit must not happen (some of its files may be gone already).
+     *
+     * @param temps the temporary files of one commit
+     * @return whether they were released; {@code false} once the JVM is shutting down
+     */
+    synchronized boolean releaseAll(List<Path> temps) {
+        if (deleting) {
+            return false;
+        }
+        temps.forEach(inFlight::remove);
+        return true;
+    }
+
     /** Deletes every file still registered: what the shutdown hook runs. */
-    void deleteAll() {
+    synchronized void deleteAll() {
+        deleting = true;
         for (Path p : List.copyOf(inFlight)) {
             try {
                 Files.deleteIfExists(p);

@@ -25,7 +25,7 @@ class ByteSizeTest {
         assertThrows(IllegalArgumentException.class, () -> ByteSize.parse("0.0001KB"));
         assertThrows(IllegalArgumentException.class, () -> ByteSize.parse("9999999999TB"));
         IllegalArgumentException control = assertThrows(IllegalArgumentException.class,
-                () -> ByteSize.parse("5\nGB"));
+                () -> ByteSize.parse("5\u0007GB"));
         assertTrue(control.getMessage().startsWith("'5?GB'"), control.getMessage());
     }
 }

@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -63,6 +64,46 @@ class CommitKillTest {
                             + " committed: " + names);
                 }
             }
+        }
+    }
+
+    /**
+     * SIGTERM at every step, the write then going on while the JVM shuts down: the shutdown cleanup and the
+     * roll-forward hook leave the old checkpoint (cleanup first, commit refused) or the new one, and no journal.
+     */
+    @Tag("slow")
+    @ParameterizedTest
+    @EnumSource(value = CommitScenario.class, names = "IN_PLACE")
+    void aSigtermAtAnyStepLeavesAWholeCheckpointAndNoJournal(CommitScenario scenario) throws Exception {
+        int steps = scenario.writer(true).fileNames().size() + 3;
+        for (int stop = 0; stop <= steps; stop++) {
+            Path dir = Files.createDirectory(root.resolve("term-" + stop));
+            scenario.writer(false).writeTo(dir);
+            Process p = java(scenario.name(), dir.toString(), String.valueOf(stop), "term");
+            try {
+                BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                        StandardCharsets.UTF_8));
+                String line = CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return r.readLine();
+                    } catch (IOException e) {
+                        return "read failed: " + e;
+                    }
+                }).get(120, TimeUnit.SECONDS);
+                assertEquals("stopped " + stop, line, "the child stops at the step");
+                p.destroy();
+                p.getOutputStream().close();
+                assertTrue(p.waitFor(120, TimeUnit.SECONDS), "SIGTERM ends the child");
+            } finally {
+                p.destroyForcibly();
+            }
+            assertEquals(0, CommitJournal.recover(dir), "no journal is left after SIGTERM at step " + stop);
+            Map<String, byte[]> loaded = CommitScenario.load(dir);
+            boolean isNew = java.util.Arrays.equals(loaded.get("a"), CommitScenario.tensors(true).get("a"));
+            if (stop >= 1) {
+                assertTrue(isNew, "committed before SIGTERM at step " + stop + ": the new checkpoint");
+            }
+            assertWhole(CommitScenario.tensors(isNew), loaded, "SIGTERM at step " + stop);
         }
     }
 

@@ -5,14 +5,13 @@ import com.google.cloud.storage.Blob;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageException;
 import dev.safetensors.ErrorCode;
-import dev.safetensors.InvalidLocationException;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
+import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.PagedListing;
 
 import java.io.IOException;
-import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
@@ -28,38 +27,24 @@ final class GcsPrefixListing extends PagedListing {
     static final int GCS_MAX_RESULTS = 1000;
 
     private final Storage storage;
-    private final String bucket;
-    private final String prefix;
+    private final BucketPrefix at;
 
-    private GcsPrefixListing(Storage storage, String bucket, String prefix, ListOptions options) {
-        super("gs://" + bucket + "/" + prefix, options, Math.min(options.pageSize(), GCS_MAX_RESULTS));
+    private GcsPrefixListing(Storage storage, BucketPrefix at, ListOptions options) {
+        super(at.toString(), options, Math.min(options.pageSize(), GCS_MAX_RESULTS));
         this.storage = storage;
-        this.bucket = bucket;
-        this.prefix = prefix;
+        this.at = at;
     }
 
     static GcsPrefixListing of(Storage storage, Location where, ListOptions options) throws IOException {
-        URI uri = where.uri().orElseThrow(() -> new InvalidLocationException(ErrorCode.INVALID_SOURCE,
-                where.display() + ": not a valid gs:// URI"));
-        String bucket = uri.getAuthority();
-        if (bucket == null || bucket.isEmpty()) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, where.display()
-                    + ": a gs:// prefix names a bucket: gs://BUCKET/PREFIX/");
-        }
-        String path = uri.getPath() == null ? "" : uri.getPath();
-        String prefix = path.startsWith("/") ? path.substring(1) : path;
-        if (!prefix.isEmpty() && !prefix.endsWith("/")) {
-            prefix = prefix + "/";
-        }
-        return new GcsPrefixListing(storage, bucket, prefix, options);
+        return new GcsPrefixListing(storage, BucketPrefix.parse(where), options);
     }
 
     @Override
     protected Page fetch(String token) throws IOException {
         List<Storage.BlobListOption> asked = new ArrayList<>();
         asked.add(Storage.BlobListOption.pageSize(Math.min(options().pageSize(), GCS_MAX_RESULTS)));
-        if (!prefix.isEmpty()) {
-            asked.add(Storage.BlobListOption.prefix(prefix));
+        if (!at.prefix().isEmpty()) {
+            asked.add(Storage.BlobListOption.prefix(at.prefix()));
         }
         if (!options().recursive()) {
             asked.add(Storage.BlobListOption.currentDirectory());
@@ -70,7 +55,7 @@ final class GcsPrefixListing extends PagedListing {
         counter().exchange();
         com.google.api.gax.paging.Page<Blob> page;
         try {
-            page = storage.list(bucket, asked.toArray(Storage.BlobListOption[]::new));
+            page = storage.list(at.bucket(), asked.toArray(Storage.BlobListOption[]::new));
         } catch (StorageException e) {
             IOException failure = e.getCode() > 0 ? statusFailure(e.getCode())
                     : new dev.safetensors.StorageException(ErrorCode.NETWORK, name(), "the listing request failed: "
@@ -81,28 +66,23 @@ final class GcsPrefixListing extends PagedListing {
         List<ListEntry> entries = new ArrayList<>();
         for (Blob b : page.getValues()) {
             String object = b.getName();
-            if (object == null || !object.startsWith(prefix) || object.equals(prefix) && b.isDirectory()) {
+            if (object != null && object.equals(at.prefix())) {
+                continue; // the prefix's own folder placeholder, which the console creates
+            }
+            if (!at.holds(object)) {
                 throw invalid("the listing names '" + object + "', outside the prefix asked");
             }
             if (b.isDirectory()) {
-                entries.add(ListEntry.special(location(object), ListEntry.Kind.FOLDER));
+                entries.add(ListEntry.special(at.locationOf(object), ListEntry.Kind.FOLDER));
             } else if (!object.endsWith("/")) {
                 Long size = b.getSize();
                 Long generation = b.getGeneration();
                 Instant updated = b.getUpdateTimeOffsetDateTime() == null ? null
                         : b.getUpdateTimeOffsetDateTime().toInstant();
-                entries.add(ListEntry.file(location(object), size == null ? -1 : size,
+                entries.add(ListEntry.file(at.locationOf(object), size == null ? -1 : size,
                         generation == null ? null : generation.toString(), updated));
             }
         }
         return new Page(entries, page.getNextPageToken());
-    }
-
-    private Location location(String object) {
-        StringBuilder path = new StringBuilder("gs://").append(bucket);
-        for (String segment : object.split("/", -1)) {
-            path.append('/').append(Location.encodeSegment(segment));
-        }
-        return Location.parse(path.toString());
     }
 }

@@ -177,6 +177,16 @@ public final class HubCache {
     }
 
     /**
+     * @param location an {@code hf://} location
+     * @return its revision when that is a full commit id, which names the same files forever; else empty
+     * @throws IOException if the location is not a Hub location
+     */
+    public static Optional<String> commitIn(URI location) throws IOException {
+        String revision = HubPath.parse(location).revision();
+        return isCommit(revision) ? Optional.of(revision) : Optional.empty();
+    }
+
+    /**
      * @param file an {@code hf://} file location
      * @return the file's path inside its repository ({@code unet/model.safetensors})
      * @throws IOException if the location is not a Hub file location

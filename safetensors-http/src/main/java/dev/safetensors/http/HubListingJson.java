@@ -65,10 +65,41 @@ final class HubListingJson {
      *                          listing
      */
     static Answer parse(String name, byte[] bytes) throws StorageException {
+        return parse(name, bytes, p -> read(name, p));
+    }
+
+    /**
+     * One entry of a tree page ({@code /api/models/NS/REPO/tree/REV/PATH}).
+     *
+     * @param path    the path in the repository
+     * @param type    {@code file} or {@code directory}
+     * @param size    the size of a file, or -1 when the page gives none
+     * @param version the LFS SHA-256 of an LFS file, else the git object id, or {@code null}
+     */
+    record TreeItem(String path, String type, long size, String version) {
+    }
+
+    /**
+     * @param name  the source name, for messages
+     * @param bytes one page of a tree listing: a JSON array of entries
+     * @return the entries, in the page's order
+     * @throws StorageException with {@link ErrorCode#SERVER_ERROR} if the bytes are not strict UTF-8 JSON, not an
+     *                          array, or an entry lacks its path or type
+     */
+    static List<TreeItem> parseTree(String name, byte[] bytes) throws StorageException {
+        return parse(name, bytes, p -> tree(name, p));
+    }
+
+    /** Reads one value from a parser. */
+    private interface Reading<T> {
+        T read(JsonParser p) throws StorageException;
+    }
+
+    private static <T> T parse(String name, byte[] bytes, Reading<T> reading) throws StorageException {
         Reader utf8 = new InputStreamReader(new ByteArrayInputStream(bytes), StandardCharsets.UTF_8.newDecoder()
                 .onMalformedInput(CodingErrorAction.REPORT).onUnmappableCharacter(CodingErrorAction.REPORT));
         try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), utf8)) {
-            Answer answer = read(name, p);
+            T answer = reading.read(p);
             if (p.nextToken() != null) {
                 throw bad(name, "data after the answer");
             }
@@ -81,6 +112,60 @@ final class HubListingJson {
             throw bad(name, "not valid JSON: " + SourceNames.clip(e.getOriginalMessage())
                     + (at == null ? "" : " at character " + at.getCharOffset()));
         }
+    }
+
+    private static List<TreeItem> tree(String name, JsonParser p) throws StorageException {
+        if (p.nextToken() != JsonToken.START_ARRAY) {
+            throw bad(name, "not a JSON array");
+        }
+        List<TreeItem> items = new ArrayList<>();
+        for (JsonToken t = p.nextToken(); t != JsonToken.END_ARRAY; t = p.nextToken()) {
+            if (t != JsonToken.START_OBJECT) {
+                throw bad(name, "an entry of the tree is not an object");
+            }
+            String path = null;
+            String type = null;
+            long size = -1;
+            String oid = null;
+            String lfs = null;
+            while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+                String key = p.currentName();
+                JsonToken value = p.nextToken();
+                if (key.equals("path") && value == JsonToken.VALUE_STRING) {
+                    path = checked(name, p.getString());
+                } else if (key.equals("type") && value == JsonToken.VALUE_STRING) {
+                    type = checked(name, p.getString());
+                } else if (key.equals("size") && value == JsonToken.VALUE_NUMBER_INT) {
+                    size = p.getNumberType() == JsonParser.NumberType.BIG_INTEGER ? -1 : Math.max(-1, p.getLongValue());
+                } else if (key.equals("oid") && value == JsonToken.VALUE_STRING) {
+                    oid = checked(name, p.getString());
+                } else if (key.equals("lfs") && value == JsonToken.START_OBJECT) {
+                    lfs = lfsOid(name, p);
+                } else {
+                    skip(name, p);
+                }
+            }
+            if (path == null || type == null) {
+                throw bad(name, "an entry of the tree has no path or type");
+            }
+            items.add(new TreeItem(path, type, size, lfs != null ? lfs : oid));
+        }
+        return items;
+    }
+
+    /** @return the {@code oid} of an {@code lfs} object (its SHA-256), the parser left at the object's end */
+    private static String lfsOid(String name, JsonParser p) throws StorageException {
+        String oid = null;
+        while (p.nextToken() == JsonToken.PROPERTY_NAME) {
+            String key = p.currentName();
+            JsonToken value = p.nextToken();
+            if (key.equals("oid") && value == JsonToken.VALUE_STRING) {
+                oid = checked(name, p.getString());
+            } else {
+                skip(name, p);
+            }
+        }
+        return oid;
     }
 
     private static Answer read(String name, JsonParser p) throws StorageException {

@@ -13,10 +13,8 @@ import dev.safetensors.spi.SourceNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -77,7 +75,7 @@ final class HubTreeListing extends PagedListing {
     protected Page fetch(String token) throws IOException {
         URI url = token == null ? first : URI.create(token);
         FinalResponse answer = transport.get(name(), url, null, null, counter());
-        Object parsed;
+        List<HubListingJson.TreeItem> items;
         String next;
         try (InputStream body = answer.body()) {
             int status = answer.status();
@@ -97,25 +95,24 @@ final class HubTreeListing extends PagedListing {
                 throw invalid("a page of the tree has more than " + HubRepository.MAX_LISTING_BYTES + " bytes");
             }
             counter().bytes(bytes.length);
-            parsed = HubJson.parse(name(), new String(bytes, StandardCharsets.UTF_8));
+            try {
+                items = HubListingJson.parseTree(name(), bytes);
+            } catch (StorageException e) {
+                throw invalid("a page of the tree is unreadable: " + e.getMessage());
+            }
             next = nextLink(answer.header("Link"));
             if (commit == null) {
                 commit = answer.repoCommit() != null && !answer.repoCommit().isEmpty() ? answer.repoCommit()
                         : at.revision();
             }
         }
-        if (!(parsed instanceof List<?> items)) {
-            throw invalid("a page of the tree is not a JSON array");
-        }
         String folder = stripSlash(at.path());
         String under = folder.isEmpty() ? "" : folder + "/";
         HubPath pinned = at.at(commit);
         List<ListEntry> entries = new ArrayList<>(items.size());
-        for (Object item : items) {
-            if (!(item instanceof Map<?, ?> m) || !(m.get("path") instanceof String path)
-                    || !(m.get("type") instanceof String type)) {
-                throw invalid("an entry of the tree has no path or type");
-            }
+        for (HubListingJson.TreeItem item : items) {
+            String path = item.path();
+            String type = item.type();
             if (!path.startsWith(under) || path.length() == under.length()) {
                 throw invalid("the tree names '" + SourceNames.clip(path) + "', outside the folder asked");
             }
@@ -123,27 +120,12 @@ final class HubTreeListing extends PagedListing {
             if (type.equals("directory")) {
                 entries.add(ListEntry.special(Location.parse(location.text() + "/"), ListEntry.Kind.FOLDER));
             } else if (type.equals("file")) {
-                long size = size(m.get("size"));
-                String version = m.get("lfs") instanceof Map<?, ?> lfs && lfs.get("oid") instanceof String sha ? sha
-                        : m.get("oid") instanceof String oid ? oid : null;
-                entries.add(ListEntry.file(location, size, version, null));
+                entries.add(ListEntry.file(location, item.size(), item.version(), null));
             } else {
                 throw invalid("an entry of the tree has the unknown type '" + SourceNames.clip(type) + "'");
             }
         }
         return new Page(entries, next);
-    }
-
-    /** @return a size the Hub gave, as a number or as its text (how the JSON reader keeps numbers); -1 otherwise */
-    private static long size(Object value) {
-        if (value instanceof Number n) {
-            return n.longValue();
-        }
-        if (value instanceof String text && !text.isEmpty() && text.length() <= 18 && text.chars().allMatch(
-                Character::isDigit)) {
-            return Long.parseLong(text);
-        }
-        return -1;
     }
 
     /** @return the next page's URL from a {@code Link} header, checked to stay on the Hub's origin */

@@ -1,10 +1,9 @@
 package dev.safetensors.s3;
 
-import dev.safetensors.ErrorCode;
-import dev.safetensors.InvalidLocationException;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
+import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.PagedListing;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
@@ -15,7 +14,6 @@ import software.amazon.awssdk.services.s3.model.ListObjectsV2Response;
 import software.amazon.awssdk.services.s3.model.S3Object;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -30,14 +28,12 @@ final class S3PrefixListing extends PagedListing {
     static final int S3_MAX_KEYS = 1000;
 
     private final S3Client client;
-    private final String bucket;
-    private final String prefix;
+    private final BucketPrefix at;
 
-    private S3PrefixListing(S3Client client, String bucket, String prefix, ListOptions options) {
-        super("s3://" + bucket + "/" + prefix, options, Math.min(options.pageSize(), S3_MAX_KEYS));
+    private S3PrefixListing(S3Client client, BucketPrefix at, ListOptions options) {
+        super(at.toString(), options, Math.min(options.pageSize(), S3_MAX_KEYS));
         this.client = client;
-        this.bucket = bucket;
-        this.prefix = prefix;
+        this.at = at;
     }
 
     /**
@@ -45,27 +41,15 @@ final class S3PrefixListing extends PagedListing {
      * @param where   {@code s3://bucket[/prefix]}
      * @param options recursion, page size, bounds
      * @return the listing, before its first request
-     * @throws InvalidLocationException ({@link ErrorCode#INVALID_SOURCE}) if the URI names no bucket
+     * @throws IOException {@code INVALID_SOURCE} if the URI names no bucket
      */
     static S3PrefixListing of(S3Client client, Location where, ListOptions options) throws IOException {
-        URI uri = where.uri().orElseThrow(() -> new InvalidLocationException(ErrorCode.INVALID_SOURCE,
-                where.display() + ": not a valid s3:// URI"));
-        String bucket = uri.getAuthority();
-        if (bucket == null || bucket.isEmpty()) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, where.display()
-                    + ": an s3:// prefix names a bucket: s3://BUCKET/PREFIX/");
-        }
-        String path = uri.getPath() == null ? "" : uri.getPath();
-        String prefix = path.startsWith("/") ? path.substring(1) : path;
-        if (!prefix.isEmpty() && !prefix.endsWith("/")) {
-            prefix = prefix + "/";
-        }
-        return new S3PrefixListing(client, bucket, prefix, options);
+        return new S3PrefixListing(client, BucketPrefix.parse(where), options);
     }
 
     @Override
     protected Page fetch(String token) throws IOException {
-        ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(bucket).prefix(prefix)
+        ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(at.bucket()).prefix(at.prefix())
                 .maxKeys(Math.min(options().pageSize(), S3_MAX_KEYS)).continuationToken(token);
         if (!options().recursive()) {
             request.delimiter("/");
@@ -84,21 +68,24 @@ final class S3PrefixListing extends PagedListing {
         List<ListEntry> entries = new ArrayList<>(response.contents().size() + response.commonPrefixes().size());
         for (S3Object o : response.contents()) {
             String key = o.key();
-            if (key == null || !key.startsWith(prefix)) {
+            if (key != null && key.equals(at.prefix())) {
+                continue; // the prefix's own "folder marker", which consoles create
+            }
+            if (!at.holds(key)) {
                 throw invalid("the listing names the key '" + key + "', outside the prefix asked");
             }
             if (key.endsWith("/")) {
                 continue; // a zero-byte "folder marker" some tools create, not an object a user wrote
             }
             Long size = o.size();
-            entries.add(ListEntry.file(location(key), size == null ? -1 : size, o.eTag(), o.lastModified()));
+            entries.add(ListEntry.file(at.locationOf(key), size == null ? -1 : size, o.eTag(), o.lastModified()));
         }
         for (CommonPrefix p : response.commonPrefixes()) {
             String sub = p.prefix();
-            if (sub == null || !sub.startsWith(prefix) || sub.equals(prefix)) {
+            if (!at.holds(sub)) {
                 throw invalid("the listing names the prefix '" + sub + "', outside the prefix asked");
             }
-            entries.add(ListEntry.special(location(sub), ListEntry.Kind.FOLDER));
+            entries.add(ListEntry.special(at.locationOf(sub), ListEntry.Kind.FOLDER));
         }
         boolean truncated = Boolean.TRUE.equals(response.isTruncated());
         String next = response.nextContinuationToken();
@@ -106,13 +93,5 @@ final class S3PrefixListing extends PagedListing {
             throw invalid("a truncated page carries no continuation token");
         }
         return new Page(entries, truncated ? next : null);
-    }
-
-    private Location location(String key) {
-        StringBuilder path = new StringBuilder("s3://").append(bucket);
-        for (String segment : key.split("/", -1)) {
-            path.append('/').append(Location.encodeSegment(segment));
-        }
-        return Location.parse(path.toString());
     }
 }

@@ -20,6 +20,7 @@ final class AttemptFolder {
     private final int partition;
     private final WriteOptions options;
     private int files;
+    private long rows;
 
     AttemptFolder(String staging, int partition, long taskId, WriteOptions options) throws IOException {
         this.folder = Path.of(staging).resolve("attempt-" + partition + "-" + taskId);
@@ -38,13 +39,20 @@ final class AttemptFolder {
         return folder.resolve(String.format("%05d%s", files++, suffix));
     }
 
-    /** The test hook: fails attempt 0 of the chosen partitions, after their first row. */
-    void maybeFail(long rows) throws IOException {
+    /**
+     * Counts a row received. The test hook {@code testFailFirstAttempt} fails attempt 0 of the chosen partitions
+     * at their first row, after the folder was made.
+     *
+     * @return where the row is, for messages: {@code partition P, row R} (R from 0)
+     */
+    String nextRow() throws IOException {
+        long row = rows++;
         TaskContext task = TaskContext.get();
-        if (rows == 1 && task != null && task.attemptNumber() == 0 && options.failsFirstAttempt(partition)) {
+        if (row == 0 && task != null && task.attemptNumber() == 0 && options.failsFirstAttempt(partition)) {
             throw new StorageException(ErrorCode.IO_ERROR, folder.toString(), "failure injected by option"
                     + " testFailFirstAttempt into attempt 0 of partition " + partition);
         }
+        return "partition " + partition + ", row " + row;
     }
 
     TaskFiles commit(List<WrittenFile> written) {

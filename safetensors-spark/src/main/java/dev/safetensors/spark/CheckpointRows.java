@@ -6,8 +6,6 @@ import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.Float32Narrowing;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
-import org.apache.spark.sql.connector.write.DataWriter;
-import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.types.ArrayType;
 import org.apache.spark.sql.types.BinaryType;
 import org.apache.spark.sql.types.DataType;
@@ -18,9 +16,7 @@ import org.apache.spark.sql.types.StructType;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
 import java.util.HashSet;
-import java.util.List;
 import java.util.Set;
 
 /**
@@ -29,9 +25,7 @@ import java.util.Set;
  * shards of at most {@code maxShardSize} tensor bytes. A tensor's chunks must arrive in one task in order, as the
  * reader produces them.
  */
-final class CheckpointRows implements DataWriter<InternalRow> {
-    private final WriteOptions options;
-    private final AttemptFolder folder;
+final class CheckpointRows extends SpooledRows {
     private final int tensor;
     private final int dtype;
     private final int shape;
@@ -39,17 +33,13 @@ final class CheckpointRows implements DataWriter<InternalRow> {
     private final int chunk;
     private final boolean floats;
     private final boolean intShape;
-    private final List<WrittenFile> written = new ArrayList<>();
     private final Set<String> names = new HashSet<>();
-    private SpooledFile current;
     private String open;
     private int lastChunk;
     private DType openDtype;
-    private long rows;
 
     CheckpointRows(WriteOptions options, StructType schema, AttemptFolder folder) {
-        this.options = options;
-        this.folder = folder;
+        super(options, folder);
         this.tensor = column(schema, "tensor");
         this.dtype = schema.getFieldIndex("dtype").isDefined() ? schema.fieldIndex("dtype") : -1;
         this.shape = column(schema, "shape");
@@ -94,11 +84,10 @@ final class CheckpointRows implements DataWriter<InternalRow> {
 
     @Override
     public void write(InternalRow row) throws IOException {
-        rows++;
-        folder.maybeFail(rows);
+        String where = folder.nextRow();
         if (row.isNullAt(tensor) || row.isNullAt(shape)) {
-            throw new InvalidHeaderException(ErrorCode.INVALID_TENSOR_ENTRY, options.path(), "row " + rows + " of"
-                    + " this task has no tensor name or shape (an error row of the reader?)");
+            throw new InvalidHeaderException(ErrorCode.INVALID_TENSOR_ENTRY, options.path(), where + " has no"
+                    + " tensor name or shape (an error row of the reader?)");
         }
         String name = row.getUTF8String(tensor).toString();
         int c = chunk < 0 || row.isNullAt(chunk) ? 0 : row.getInt(chunk);
@@ -118,9 +107,9 @@ final class CheckpointRows implements DataWriter<InternalRow> {
             ArrayData a = row.getArray(data);
             ByteBuffer b = ByteBuffer.allocate(a.numElements() * openDtype.byteSize());
             Float32Narrowing.narrow(openDtype, a.toFloatArray(), 0, a.numElements(), b);
-            current.append(b.flip());
+            current().append(b.flip());
         } else {
-            current.append(ByteBuffer.wrap(row.getBinary(data)));
+            current().append(ByteBuffer.wrap(row.getBinary(data)));
         }
     }
 
@@ -141,13 +130,7 @@ final class CheckpointRows implements DataWriter<InternalRow> {
         ArrayData s = row.getArray(shape);
         long[] dims = intShape ? java.util.Arrays.stream(s.toIntArray()).asLongStream().toArray() : s.toLongArray();
         long length = Math.multiplyExact(elements(dims), (long) d.bits()) / 8;
-        if (current != null && !current.isEmpty() && current.bytes() + length > options.maxShardSize()) {
-            finishShard();
-        }
-        if (current == null) {
-            current = new SpooledFile(folder.next(".spool"), options.path());
-        }
-        current.begin(name, d, dims, length);
+        fileFor(length).begin(name, d, dims, length);
         open = name;
         openDtype = d;
     }
@@ -166,30 +149,4 @@ final class CheckpointRows implements DataWriter<InternalRow> {
         return n;
     }
 
-    private void finishShard() throws IOException {
-        written.add(current.finish(options, folder.next(".safetensors"), 0));
-        current = null;
-    }
-
-    @Override
-    public WriterCommitMessage commit() throws IOException {
-        if (current != null) {
-            finishShard();
-        }
-        return folder.commit(written);
-    }
-
-    @Override
-    public void abort() throws IOException {
-        close();
-        folder.delete();
-    }
-
-    @Override
-    public void close() throws IOException {
-        if (current != null) {
-            current.close();
-            current = null;
-        }
-    }
 }

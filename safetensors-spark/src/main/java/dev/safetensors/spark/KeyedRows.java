@@ -4,9 +4,6 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
-import org.apache.spark.sql.catalyst.util.GenericArrayData;
-import org.apache.spark.sql.connector.write.DataWriter;
-import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.types.StringType;
 import org.apache.spark.sql.types.StructType;
 
@@ -23,24 +20,15 @@ import java.util.Set;
  * them past {@code maxFileSize} tensor bytes. A key seen twice in the task is refused here; across tasks the driver
  * refuses it at job commit ({@code duplicates=last} removes duplicates before the write).
  */
-final class KeyedRows implements DataWriter<InternalRow> {
-    private final WriteOptions options;
-    private final AttemptFolder folder;
-    private final int partition;
+final class KeyedRows extends SpooledRows {
     private final int key;
     private final List<ValueColumn> columns;
-    private final List<WrittenFile> written = new ArrayList<>();
     private final Set<String> keys = new HashSet<>();
-    private SpooledFile current;
-    private long rows;
-    private long rowsInFile;
 
-    KeyedRows(WriteOptions options, int key, List<ValueColumn> columns, AttemptFolder folder, int partition) {
-        this.options = options;
+    KeyedRows(WriteOptions options, int key, List<ValueColumn> columns, AttemptFolder folder) {
+        super(options, folder);
         this.key = key;
         this.columns = columns;
-        this.folder = folder;
-        this.partition = partition;
     }
 
     /** @return the position of the key column, checked on the driver */
@@ -55,24 +43,12 @@ final class KeyedRows implements DataWriter<InternalRow> {
 
     /** @return the value columns: every column but the key */
     static List<ValueColumn> columns(StructType schema, WriteOptions options) {
-        int k = keyColumn(schema, options);
-        List<ValueColumn> out = new ArrayList<>();
-        for (int i = 0; i < schema.fields().length; i++) {
-            if (i != k) {
-                out.add(ValueColumn.of(i, schema.fields()[i], options));
-            }
-        }
-        if (out.isEmpty()) {
-            throw new IllegalArgumentException("layout keyed needs a numeric column beside the key");
-        }
-        return List.copyOf(out);
+        return ValueColumn.all(schema, options, keyColumn(schema, options));
     }
 
     @Override
     public void write(InternalRow row) throws IOException {
-        rows++;
-        folder.maybeFail(rows);
-        String where = "partition " + partition + ", row " + (rows - 1);
+        String where = folder.nextRow();
         if (row.isNullAt(key)) {
             throw new InvalidHeaderException(ErrorCode.INVALID_TENSOR_ENTRY, where, "the key is null");
         }
@@ -88,19 +64,13 @@ final class KeyedRows implements DataWriter<InternalRow> {
                 throw new InvalidHeaderException(ErrorCode.INVALID_TENSOR_ENTRY, where, "column " + col.name()
                         + " is null", k, -1);
             }
-            ArrayData a = col.scalar() ? new GenericArrayData(new Object[]{row.get(col.index(), col.element())})
-                    : row.getArray(col.index());
+            ArrayData a = col.values(row);
             ByteBuffer b = ByteBuffer.allocate(Math.multiplyExact(a.numElements(), col.dtype().byteSize()));
             ElementEncoding.encode(a, col.element(), col.dtype(), b, where + ", column " + col.name());
             values.add(b.flip());
             bytes += b.remaining();
         }
-        if (current != null && !current.isEmpty() && current.bytes() + bytes > options.maxShardSize()) {
-            finishFile();
-        }
-        if (current == null) {
-            current = new SpooledFile(folder.next(".spool"), options.path());
-        }
+        SpooledFile current = fileFor(bytes);
         current.key(k);
         for (int c = 0; c < columns.size(); c++) {
             ValueColumn col = columns.get(c);
@@ -109,34 +79,6 @@ final class KeyedRows implements DataWriter<InternalRow> {
             current.begin(columns.size() == 1 ? k : k + "." + col.name(), col.dtype(), shape, b.remaining());
             current.append(b);
         }
-        rowsInFile++;
-    }
-
-    private void finishFile() throws IOException {
-        written.add(current.finish(options, folder.next(".safetensors"), rowsInFile));
-        current = null;
-        rowsInFile = 0;
-    }
-
-    @Override
-    public WriterCommitMessage commit() throws IOException {
-        if (current != null) {
-            finishFile();
-        }
-        return folder.commit(written);
-    }
-
-    @Override
-    public void abort() throws IOException {
-        close();
-        folder.delete();
-    }
-
-    @Override
-    public void close() throws IOException {
-        if (current != null) {
-            current.close();
-            current = null;
-        }
+        countRow();
     }
 }

@@ -5,7 +5,6 @@ import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.SafetensorsWriter;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
-import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.connector.write.DataWriter;
 import org.apache.spark.sql.connector.write.WriterCommitMessage;
 import org.apache.spark.sql.types.StructType;
@@ -24,40 +23,28 @@ import java.util.List;
 final class SamplesRows implements DataWriter<InternalRow> {
     private final WriteOptions options;
     private final AttemptFolder folder;
-    private final int partition;
     private final List<ValueColumn> columns;
     private final List<WrittenFile> written = new ArrayList<>();
     private final int[] lengths;
     private ByteBuffer[] batch;
     private int inBatch;
-    private long rows;
 
-    SamplesRows(WriteOptions options, List<ValueColumn> columns, AttemptFolder folder, int partition) {
+    SamplesRows(WriteOptions options, List<ValueColumn> columns, AttemptFolder folder) {
         this.options = options;
         this.columns = columns;
         this.folder = folder;
-        this.partition = partition;
         this.lengths = new int[columns.size()];
         java.util.Arrays.fill(lengths, -1);
     }
 
-    /** @return the value columns of the rows, checked on the driver */
+    /** @return the value columns of the rows (all of them), checked on the driver */
     static List<ValueColumn> columns(StructType schema, WriteOptions options) {
-        List<ValueColumn> out = new ArrayList<>();
-        for (int i = 0; i < schema.fields().length; i++) {
-            out.add(ValueColumn.of(i, schema.fields()[i], options));
-        }
-        if (out.isEmpty()) {
-            throw new IllegalArgumentException("layout samples needs at least one numeric column");
-        }
-        return List.copyOf(out);
+        return ValueColumn.all(schema, options, -1);
     }
 
     @Override
     public void write(InternalRow row) throws IOException {
-        rows++;
-        folder.maybeFail(rows);
-        String where = "partition " + partition + ", row " + (rows - 1);
+        String where = folder.nextRow();
         if (batch == null) {
             batch = new ByteBuffer[columns.size()];
         }
@@ -67,8 +54,7 @@ final class SamplesRows implements DataWriter<InternalRow> {
                 throw new InvalidHeaderException(ErrorCode.INVALID_TENSOR_ENTRY, where, "column " + col.name()
                         + " is null");
             }
-            ArrayData a = col.scalar() ? new GenericArrayData(new Object[]{row.get(col.index(), col.element())})
-                    : row.getArray(col.index());
+            ArrayData a = col.values(row);
             if (lengths[c] < 0) {
                 lengths[c] = a.numElements();
             } else if (a.numElements() != lengths[c]) {

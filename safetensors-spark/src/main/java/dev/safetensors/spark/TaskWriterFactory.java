@@ -22,9 +22,9 @@ record TaskWriterFactory(WriteOptions options, StructType schema, String staging
             AttemptFolder folder = new AttemptFolder(staging, partitionId, taskId, options);
             return switch (options.layout()) {
                 case CHECKPOINT -> new CheckpointRows(options, schema, folder);
-                case SAMPLES -> new SamplesRows(options, SamplesRows.columns(schema, options), folder, partitionId);
+                case SAMPLES -> new SamplesRows(options, SamplesRows.columns(schema, options), folder);
                 case KEYED -> new KeyedRows(options, KeyedRows.keyColumn(schema, options),
-                        KeyedRows.columns(schema, options), folder, partitionId);
+                        KeyedRows.columns(schema, options), folder);
             };
         } catch (IOException e) {
             throw new UncheckedIOException(e);

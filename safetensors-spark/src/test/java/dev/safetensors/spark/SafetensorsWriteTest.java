@@ -152,6 +152,18 @@ class SafetensorsWriteTest {
     }
 
     @Test
+    void aTensorNameWrittenTwiceFailsTheJob() {
+        Path out = dir.resolve("twice");
+        // refused by the task that sees both rows, or at job commit when two tasks each have one
+        Dataset<Row> twice = tensorRows("binary", 1 << 20).where("tensor = 'step'");
+        Exception e = assertThrows(Exception.class, () -> twice.union(twice).repartition(2).write()
+                .format("safetensors").option("layout", "checkpoint").option("maxShardSize", "1B")
+                .save(out.toString()));
+        assertEquals(ErrorCode.DUPLICATE_KEY, codeOf(e));
+        assertFalse(Files.exists(out), "the aborted job leaves nothing");
+    }
+
+    @Test
     void float32RowsTakeATargetDtype() throws IOException {
         Path out = dir.resolve("tobf16");
         StructType schema = new StructType().add("tensor", DataTypes.StringType)

@@ -1,7 +1,10 @@
 package dev.safetensors.spark;
 
+import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
+import dev.safetensors.core.Float32Narrowing;
+import dev.safetensors.core.SafetensorsFile;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
@@ -68,6 +71,23 @@ class TensorFunctionsTest {
         rows.forEach(r -> assertEquals(true, r.getBoolean(1), r.getString(0)));
         Row step = one("SELECT st_decode_long(data, dtype, shape) FROM binary_rows WHERE tensor = 'step'");
         assertEquals(List.of(5L), step.getList(0));
+    }
+
+    @Test
+    void aSqlQueryCastsF32TensorsToBf16AndTheWriterWritesThem() throws IOException {
+        spark.sql("CREATE OR REPLACE TEMPORARY VIEW model USING safetensors OPTIONS (path '" + file
+                + "', data 'binary')");
+        Path out = dir.resolve("bf16");
+        spark.sql("SELECT tensor, 'BF16' AS dtype, shape, chunk,"
+                        + " st_encode(st_decode_float(data, model.dtype, NULL), 'BF16') AS data"
+                        + " FROM model WHERE model.dtype = 'F32'")
+                .write().format("safetensors").option("layout", "checkpoint").save(out.toString());
+        try (SafetensorsFile original = SafetensorsFile.open(file);
+             SafetensorsFile cast = SafetensorsFile.open(out.resolve("model.safetensors"))) {
+            assertEquals(DType.BF16, cast.header().tensor("embed.weight").orElseThrow().dtype());
+            assertEquals(Float32Narrowing.narrow(DType.BF16, original.readFloat32("embed.weight")),
+                    cast.readBytes("embed.weight"));
+        }
     }
 
     @Test
