@@ -10,13 +10,14 @@ import com.azure.storage.blob.models.ListBlobsOptions;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
-import dev.safetensors.Location;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.PagedListing;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
+import java.net.URI;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -35,34 +36,33 @@ final class AzurePrefixListing extends PagedListing {
     private static final String DELIMITER = "/";
 
     private final BlobContainerClient container;
-    private final String base;
-    private final String prefix;
+    private final BucketPrefix at;
 
-    private AzurePrefixListing(BlobContainerClient container, String base, AzureLocation where, ListOptions options) {
-        super(where.name(), options, Math.min(options.pageSize(), AZURE_MAX_RESULTS));
+    private AzurePrefixListing(BlobContainerClient container, BucketPrefix at, String name, ListOptions options) {
+        super(name, options, Math.min(options.pageSize(), AZURE_MAX_RESULTS));
         this.container = container;
-        this.base = base;
-        this.prefix = where.blob();
+        this.at = at;
     }
 
     /**
      * @param container the container's client, on a pipeline without retries
-     * @param base      how entries' locations begin: the scheme and authority of the prefix asked, such as
-     *                  {@code az://models} or {@code abfss://models@account.dfs.core.windows.net}
+     * @param uri       the prefix as asked, whose scheme and authority begin every entry's location (such as
+     *                  {@code az://models} or {@code abfss://models@account.dfs.core.windows.net})
      * @param where     the prefix ({@link AzureLocation#parsePrefix})
      * @param options   recursion, page size, bounds
      * @return the listing, before its first request
      */
-    static AzurePrefixListing of(BlobContainerClient container, String base, AzureLocation where, ListOptions options) {
-        return new AzurePrefixListing(container, base, where, options);
+    static AzurePrefixListing of(BlobContainerClient container, URI uri, AzureLocation where, ListOptions options) {
+        return new AzurePrefixListing(container, new BucketPrefix(where.scheme(), uri.getRawAuthority(),
+                where.blob()), where.name(), options);
     }
 
     @Override
     protected Page fetch(String token) throws IOException {
         ListBlobsOptions asked = new ListBlobsOptions().setMaxResultsPerPage(Math.min(options().pageSize(),
                 AZURE_MAX_RESULTS));
-        if (!prefix.isEmpty()) {
-            asked.setPrefix(prefix);
+        if (!at.prefix().isEmpty()) {
+            asked.setPrefix(at.prefix());
         }
         counter().exchange();
         PagedResponse<BlobItem> page;
@@ -99,30 +99,24 @@ final class AzurePrefixListing extends PagedListing {
         List<ListEntry> entries = new ArrayList<>(items.size());
         for (BlobItem item : items) {
             String blob = item.getName();
-            boolean folder = Boolean.TRUE.equals(item.isPrefix());
-            if (blob == null || !blob.startsWith(prefix) || folder && blob.equals(prefix)) {
+            if (blob != null && blob.equals(at.prefix())) {
+                continue; // the prefix's own "folder marker", which Storage Explorer and ADLS Gen2 create
+            }
+            if (!at.holds(blob)) {
                 throw invalid("the listing names '" + SourceNames.clip(String.valueOf(blob))
                         + "', outside the prefix asked");
             }
-            if (folder) {
-                entries.add(ListEntry.special(location(blob), ListEntry.Kind.FOLDER));
+            if (Boolean.TRUE.equals(item.isPrefix())) {
+                entries.add(ListEntry.special(at.locationOf(blob), ListEntry.Kind.FOLDER));
             } else if (!blob.endsWith("/") && !Boolean.TRUE.equals(item.isDeleted())) {
                 BlobItemProperties p = item.getProperties();
                 Long size = p == null ? null : p.getContentLength();
                 Instant modified = p == null || p.getLastModified() == null ? null : p.getLastModified().toInstant();
-                String etag = p == null || p.getETag() == null ? null : p.getETag();
-                entries.add(ListEntry.file(location(blob), size == null ? -1 : size, etag, modified));
+                String etag = p == null ? null : p.getETag();
+                entries.add(ListEntry.file(at.locationOf(blob), size == null ? -1 : size, etag, modified));
             }
         }
         return new Page(entries, page.getContinuationToken());
-    }
-
-    private Location location(String blob) {
-        StringBuilder path = new StringBuilder(base);
-        for (String segment : blob.split("/", -1)) {
-            path.append('/').append(Location.encodeSegment(segment));
-        }
-        return Location.parse(path.toString());
     }
 
     /** @return whether the failure comes from reading the answer's XML (or another format the SDK tried) */

@@ -121,8 +121,7 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
                 .serviceVersion(client.service().getServiceVersion())
                 .containerName(where.container())
                 .buildClient();
-        String base = where.scheme() + "://" + uri.getRawAuthority();
-        return AzurePrefixListing.of(container, base, where, options);
+        return AzurePrefixListing.of(container, uri, where, options);
     }
 
     /** Drops the clients this provider built (their connections close with them); a given client is kept. */
