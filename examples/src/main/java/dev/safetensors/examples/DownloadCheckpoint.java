@@ -1,10 +1,13 @@
 package dev.safetensors.examples;
 
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.CheckpointFiles;
+import dev.safetensors.core.CheckpointOptions;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.Safetensors;
+import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.core.Sources;
 import dev.safetensors.http.HttpSettings;
 import dev.safetensors.http.HttpSourceProvider;
@@ -51,11 +54,11 @@ public final class DownloadCheckpoint {
         }
         Path out = args.length > 1 ? Path.of(args[1]) : Files.createTempDirectory("download-");
         for (CheckpointFiles checkpoint : CheckpointFiles.locateAll(location)) {
-            List<String> files = new ArrayList<>(checkpoint.shards());
+            List<Location> files = new ArrayList<>(checkpoint.shards());
             files.add(0, checkpoint.file());
-            for (String file : files) {
-                try (RandomAccessSource source = Sources.open(file)) {
-                    Path target = out.resolve(fileName(file));
+            for (Location file : files) {
+                try (RandomAccessSource source = Sources.open(file.text())) {
+                    Path target = out.resolve(file.fileName());
                     FileDownload.Result r = FileDownload.builder(source, s -> FileDownload.Placement.beside(target))
                             .build().run();
                     System.out.println(r.target() + ": " + r.size() + " bytes, sha256 " + r.sha256().orElse("-")
@@ -65,27 +68,22 @@ public final class DownloadCheckpoint {
         }
     }
 
-    /** @return the last segment of a path or URI: shards sit beside their index */
-    private static String fileName(String location) {
-        URI uri = Sources.asUri(location);
-        return uri == null ? Path.of(location).getFileName().toString()
-                : uri.getPath().substring(uri.getPath().lastIndexOf('/') + 1);
-    }
-
     /** The three steps {@code safetensors download --cache} takes for each Hub file. */
     private static void toCache(String location, HubCache cache) throws IOException {
         HttpSettings settings = HttpSettings.fromEnvironment();
         HubRepository hub = new HubRepository(settings);
-        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
-            for (CheckpointFiles checkpoint : CheckpointFiles.locateAll(location, provider)) {
-                List<String> files = new ArrayList<>(checkpoint.shards());
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache);
+             SourceRegistry registry = SourceRegistry.builder().provider(provider).build()) {
+            CheckpointOptions options = CheckpointOptions.builder().registry(registry).build();
+            for (CheckpointFiles checkpoint : CheckpointFiles.locateAll(location, options)) {
+                List<Location> files = new ArrayList<>(checkpoint.shards());
                 files.add(0, checkpoint.file());
-                for (String file : files) {
-                    URI uri = URI.create(file);
+                for (Location file : files) {
+                    URI uri = file.uri().orElseThrow();
                     HubFileMetadata meta = hub.metadata(uri);
                     Path blob = cache.blob(uri, meta.etag());
                     try (RandomAccessSource source = provider.open(uri)) {
-                        if (file.endsWith(".safetensors")) {
+                        if (file.fileName().endsWith(Location.FILE_SUFFIX)) {
                             Safetensors.readHeader(source, Limits.DEFAULT);
                         }
                         FileDownload.builder(source, s -> new FileDownload.Placement(blob,

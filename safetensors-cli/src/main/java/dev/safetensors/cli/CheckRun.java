@@ -68,7 +68,8 @@ final class CheckRun {
                             PrintStream out, PrintStream err, boolean tensors, Function<SourceResult, String> text) {
         SourceOpener opener = common.opener();
         Output output = common.output(out, err);
-        return stream(sources, selection, opener, jobs, output, err, new HeaderCheck(opener, common.limits()),
+        return stream(sources, selection, opener, common.limits(), jobs, output, err,
+                new HeaderCheck(opener, common.limits()),
                 r -> output.result(r, tensors, text));
     }
 
@@ -78,6 +79,7 @@ final class CheckRun {
      * @param sources   the SOURCE arguments
      * @param selection the selection options
      * @param opener    opens and lists
+     * @param limits    the bounds on indexes and listings
      * @param jobs      files examined at once
      * @param output    where the progress bar goes
      * @param err       stderr, for the summary
@@ -85,10 +87,12 @@ final class CheckRun {
      * @param sink      prints a result
      * @return the exit code: the worst status seen
      */
-    static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, int jobs, Output output,
-                      PrintStream err, FileCheck check, java.util.function.Consumer<SourceResult> sink) {
+    static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, Limits limits, int jobs,
+                      Output output, PrintStream err, FileCheck check,
+                      java.util.function.Consumer<SourceResult> sink) {
         boolean many = selection.readsList(sources);
-        TargetStream targets = new TargetStream(selection.locations(sources, System.in), selection, opener);
+        TargetStream targets = new TargetStream(selection.locations(sources, System.in), selection, opener,
+                limits);
         RunSummary summary = new RunSummary();
         Status worst;
         try (ProgressBar bar = output.startProgress(0, ProgressBar.Unit.SOURCES)) {

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.core.FileDownload;

@@ -69,7 +69,7 @@ final class ManifestCommand implements Subcommand {
         int code;
         try (ProgressBar bar = problems.startProgress(0, ProgressBar.Unit.BYTES)) {
             FileCheck check = new DigestCheck(opener, common.limits(), f -> Expected.NOTHING, !compute, bar);
-            code = CheckRun.stream(sources, selection, opener, files, Output.quiet(), err, check, r -> {
+            code = CheckRun.stream(sources, selection, opener, common.limits(), files, Output.quiet(), err, check, r -> {
                 if (r.status() != Status.VALID) {
                     problems.result(r, false, TextFormatter::statusLine);
                 } else if (r.kind() != SourceResult.Kind.CHECKPOINT) {

@@ -145,32 +145,10 @@ final class ReshardCommand implements Subcommand {
             return failed(output, report, shown, failure(e, shown));
         }
         try (input) {
-            return reshard(input, writer.metadata(common(input)).metadata(extra), cast, output, report, limits);
+            return reshard(input, writer.metadata(input.metadata()).metadata(extra), cast, output, report, limits);
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             return failed(output, report, shown, failure(e, shown));
         }
-    }
-
-    /**
-     * The metadata every output file gets from the input: the entries all its files agree on (a key missing from
-     * one file, or with different values, is left out), so an output shard's header is never larger than the input
-     * shards' headers were; {@code --metadata} adds to it.
-     */
-    private static Map<String, String> common(ReshardInput input) {
-        Map<String, String> shared = null;
-        java.util.Set<SafetensorsFile> seen = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
-        for (ReshardInput.Tensor t : input.tensors()) {
-            if (!seen.add(t.file())) {
-                continue;
-            }
-            Map<String, String> m = t.file().header().metadata();
-            if (shared == null) {
-                shared = new LinkedHashMap<>(m);
-            } else {
-                shared.entrySet().removeIf(e -> !e.getValue().equals(m.get(e.getKey())));
-            }
-        }
-        return shared == null ? input.metadata() : shared;
     }
 
     private int reshard(ReshardInput input, ShardedWriter writer, DType cast, Output output, ReshardReport report,

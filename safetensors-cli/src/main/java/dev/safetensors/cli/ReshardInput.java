@@ -26,8 +26,9 @@ import java.util.Map;
  * cross-checked there, each shard's header read once.
  *
  * <p>The tensors come shard by shard, each shard's in data order, so a split followed by a merge gives back the
- * original order. Metadata is the union of the files' metadata, the first file's value winning for a key they
- * disagree on (shards written by one save carry the same metadata).
+ * original order. Metadata is what every file agrees on: an entry missing from one file, or with different values,
+ * is left out, so an output shard's header is never larger than the input shards' headers were (shards written by
+ * one save carry the same metadata, and keep all of it).
  */
 final class ReshardInput implements Closeable {
     /**
@@ -84,18 +85,23 @@ final class ReshardInput implements Closeable {
         }
         Checkpoint checkpoint = Checkpoint.open(found.get(0), checkpointOptions);
         List<Tensor> tensors = new ArrayList<>();
-        Map<String, String> metadata = new LinkedHashMap<>();
+        Map<String, String> metadata = null;
         for (int i = 0; i < checkpoint.headers().size(); i++) {
             SafetensorsHeader h = checkpoint.headers().get(i);
             boolean remote = !checkpoint.files().shards().get(i).isLocal();
-            h.metadata().forEach(metadata::putIfAbsent);
+            if (metadata == null) {
+                metadata = new LinkedHashMap<>(h.metadata());
+            } else {
+                metadata.entrySet().removeIf(e -> !e.getValue().equals(h.metadata().get(e.getKey())));
+            }
             List<TensorInfo> inOrder = new ArrayList<>(h.tensors());
             inOrder.sort(Comparator.comparingLong(TensorInfo::begin).thenComparingLong(TensorInfo::end));
             for (TensorInfo t : inOrder) {
                 tensors.add(new Tensor(t, checkpoint, remote));
             }
         }
-        return new ReshardInput(location.display(), checkpoint, List.copyOf(tensors), metadata);
+        return new ReshardInput(location.display(), checkpoint, List.copyOf(tensors),
+                metadata == null ? Map.of() : metadata);
     }
 
     /** @return the checkpoint's name as shown */
@@ -108,7 +114,7 @@ final class ReshardInput implements Closeable {
         return tensors;
     }
 
-    /** @return the merged metadata */
+    /** @return the metadata every input file agrees on */
     Map<String, String> metadata() {
         return metadata;
     }

@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.SourceStatistics;
@@ -47,12 +49,13 @@ final class TargetStream implements Iterator<Target> {
      * @param locations the locations to examine, in order
      * @param arguments the selection options
      * @param opener    opens indexes and lists prefixes
+     * @param limits    the bounds on indexes and listings
      */
-    TargetStream(Iterator<String> locations, SourceArguments arguments, SourceOpener opener) {
+    TargetStream(Iterator<String> locations, SourceArguments arguments, SourceOpener opener, Limits limits) {
         this.locations = locations;
         this.arguments = arguments;
         this.opener = opener;
-        this.expander = new ShardExpander(opener);
+        this.expander = new ShardExpander(opener, limits);
         this.include = arguments.includes();
         this.exclude = arguments.excludes();
     }
@@ -134,7 +137,7 @@ final class TargetStream implements Iterator<Target> {
                 ListEntry entry = listing.next();
                 String text = entry.location().text();
                 String name = PrefixSelection.name(entry.location());
-                if (entry.isFile() && name.endsWith(dev.safetensors.Location.INDEX_SUFFIX)) {
+                if (entry.isFile() && name.endsWith(Location.INDEX_SUFFIX)) {
                     addExpanded(text);
                 } else if (claimed.remove(text)) {
                     return; // checked under its index

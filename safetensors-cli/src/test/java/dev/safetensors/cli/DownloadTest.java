@@ -1,5 +1,8 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.Location;
+import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
@@ -60,8 +63,13 @@ class DownloadTest {
         hub.stop();
     }
 
+    private static CheckpointOptions through(HttpSourceProvider provider) {
+        // the registry owns nothing here: the provider is the test's, closed by the test
+        return CheckpointOptions.builder().registry(SourceRegistry.builder().provider(provider).build()).build();
+    }
+
     private Downloader downloader(HttpSourceProvider provider, AtomicLong bytes) {
-        return new Downloader(provider, new HubRepository(settings), Limits.DEFAULT,
+        return new Downloader(through(provider), new HubRepository(settings), Limits.DEFAULT,
                 ReadOptions.builder().parallelism(4).partSizeBytes(ReadOptions.MIN_PART_SIZE_BYTES).build(), false,
                 n -> { }, bytes::addAndGet);
     }
@@ -96,11 +104,11 @@ class DownloadTest {
         int cdnBefore = hub.cdnRequests();
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
             List<CheckpointFiles> checkpoints = CheckpointFiles.locateAll("hf://" + REPO + "@" + FakeHub.COMMIT,
-                    provider);
+                    through(provider));
             assertEquals(1, checkpoints.size());
             assertEquals(2, checkpoints.get(0).shards().size());
-            for (String shard : checkpoints.get(0).shards()) {
-                try (RandomAccessSource s = provider.open(URI.create(shard))) {
+            for (Location shard : checkpoints.get(0).shards()) {
+                try (RandomAccessSource s = provider.open(shard.uri().orElseThrow())) {
                     assertFalse(Safetensors.readHeader(s).tensors().isEmpty());
                     assertEquals(0, s.statistics().requests());
                 }

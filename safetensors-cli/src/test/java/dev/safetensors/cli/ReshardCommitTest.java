@@ -66,7 +66,7 @@ class ReshardCommitTest {
                 "--force", "--json");
         assertEquals(0, again.exit(), again.describe());
         try (Checkpoint c = Checkpoint.open(index)) {
-            assertTrue(c.shardOf("b").endsWith("model-00002-of-00002.safetensors"), "{a},{b,c} now");
+            assertTrue(c.shardOf("b").text().endsWith("model-00002-of-00002.safetensors"), "{a},{b,c} now");
             assertEquals(ByteBuffer.wrap(filled(100, 2)), c.readBytes("b"), "b survived the in-place reshard");
             assertEquals(ByteBuffer.wrap(filled(400, 1)), c.readBytes("a"));
             assertEquals(ByteBuffer.wrap(filled(300, 3)), c.readBytes("c"));
