@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * as system properties of the same names, which the backend reads over the environment), and a small file's
  * {@code validate} costs one ranged GET.
  */
+@org.junit.jupiter.api.parallel.ResourceLock(org.junit.jupiter.api.parallel.Resources.SYSTEM_PROPERTIES)
 class AzureCommandTest {
     private static Azurite azurite;
     private static byte[] small;
