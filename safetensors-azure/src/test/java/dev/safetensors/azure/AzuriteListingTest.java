@@ -20,8 +20,6 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -59,7 +57,7 @@ class AzuriteListingTest {
                         }
                     }
                 }).buildClient();
-        byte[] file = tinySafetensors();
+        byte[] file = AzuriteReadsTest.tinySafetensors();
         for (int i = 0; i < FILES; i++) {
             // nested prefixes: a/ holds 10, a/b/ holds 10, the top holds 5
             String folder = i < 10 ? "run/a/" : i < 20 ? "run/a/b/" : "run/";
@@ -85,15 +83,6 @@ class AzuriteListingTest {
         getRequests.set(0);
     }
 
-    /** A small safetensors file: one F32 tensor of four values. */
-    private static byte[] tinySafetensors() {
-        byte[] header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}  "
-                .getBytes(StandardCharsets.UTF_8);
-        ByteBuffer b = ByteBuffer.allocate(8 + header.length + 16).order(ByteOrder.LITTLE_ENDIAN);
-        b.putLong(header.length).put(header);
-        return b.array();
-    }
-
     private static List<ListEntry> all(Listing listing) throws Exception {
         List<ListEntry> entries = new ArrayList<>();
         while (listing.hasNext()) {
@@ -116,7 +105,7 @@ class AzuriteListingTest {
         for (ListEntry e : entries) {
             assertTrue(e.isFile());
             assertTrue(e.location().text().startsWith("az://models/run/"), e.location().text());
-            assertEquals(tinySafetensors().length, e.size());
+            assertEquals(AzuriteReadsTest.tinySafetensors().length, e.size());
             assertTrue(e.version().isPresent() && e.lastModified().isPresent());
             try (RandomAccessSource source = provider.open(e.location().uri().orElseThrow())) {
                 assertEquals(e.size(), source.read(0, ByteBuffer.allocate(128 * 1024)));

@@ -29,16 +29,12 @@ class AzureCommandTest {
         azurite = Azurite.start();
         small = Fixtures.small().build();
         azurite.put("models", "tiny.safetensors", small);
-        System.setProperty(AzureClientOptions.ACCOUNT, Azurite.ACCOUNT);
-        System.setProperty(AzureClientOptions.KEY, Azurite.KEY);
-        System.setProperty(AzureClientOptions.BLOB_ENDPOINT, azurite.endpoint());
+        azurite.configureSystemProperties();
     }
 
     @AfterAll
     static void stop() {
-        System.clearProperty(AzureClientOptions.ACCOUNT);
-        System.clearProperty(AzureClientOptions.KEY);
-        System.clearProperty(AzureClientOptions.BLOB_ENDPOINT);
+        Azurite.clearSystemProperties();
         if (azurite != null) {
             azurite.close();
         }

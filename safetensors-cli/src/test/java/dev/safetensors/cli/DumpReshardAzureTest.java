@@ -1,6 +1,5 @@
 package dev.safetensors.cli;
 
-import dev.safetensors.azure.AzureClientOptions;
 import dev.safetensors.azure.testing.Azurite;
 import dev.safetensors.core.SafetensorsFile;
 import org.junit.jupiter.api.AfterAll;
@@ -45,16 +44,12 @@ class DumpReshardAzureTest {
                 azurite.put("models", "sharded/" + f.getFileName(), Files.readAllBytes(f));
             }
         }
-        System.setProperty(AzureClientOptions.ACCOUNT, Azurite.ACCOUNT);
-        System.setProperty(AzureClientOptions.KEY, Azurite.KEY);
-        System.setProperty(AzureClientOptions.BLOB_ENDPOINT, azurite.endpoint());
+        azurite.configureSystemProperties();
     }
 
     @AfterAll
     static void stop() {
-        System.clearProperty(AzureClientOptions.ACCOUNT);
-        System.clearProperty(AzureClientOptions.KEY);
-        System.clearProperty(AzureClientOptions.BLOB_ENDPOINT);
+        Azurite.clearSystemProperties();
         if (azurite != null) {
             azurite.close();
         }

@@ -1,6 +1,5 @@
 package dev.safetensors.cli;
 
-import dev.safetensors.azure.AzureClientOptions;
 import dev.safetensors.azure.testing.Azurite;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -47,16 +46,12 @@ class PrefixValidateAzureTest {
             }
         }
         azurite.put("models", "elsewhere/x.safetensors", small);
-        System.setProperty(AzureClientOptions.ACCOUNT, Azurite.ACCOUNT);
-        System.setProperty(AzureClientOptions.KEY, Azurite.KEY);
-        System.setProperty(AzureClientOptions.BLOB_ENDPOINT, azurite.endpoint());
+        azurite.configureSystemProperties();
     }
 
     @AfterAll
     static void stop() {
-        System.clearProperty(AzureClientOptions.ACCOUNT);
-        System.clearProperty(AzureClientOptions.KEY);
-        System.clearProperty(AzureClientOptions.BLOB_ENDPOINT);
+        Azurite.clearSystemProperties();
         if (azurite != null) {
             azurite.close();
         }

@@ -4,6 +4,7 @@ import com.azure.core.util.BinaryData;
 import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.BlobServiceClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
+import dev.safetensors.azure.AzureClientOptions;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.BufferedReader;
@@ -126,6 +127,24 @@ public final class Azurite implements AutoCloseable {
     public String connectionString() {
         return "DefaultEndpointsProtocol=http;AccountName=" + ACCOUNT + ";AccountKey=" + KEY + ";BlobEndpoint="
                 + endpoint() + ";";
+    }
+
+    /**
+     * Configures the Azure backend that {@link java.util.ServiceLoader} builds (the command's, Spark's) for this
+     * Azurite, through the {@code AZURE_STORAGE_*} system properties, which it reads over the environment. They are
+     * JVM-wide: a test class that calls this holds {@code @ResourceLock(Resources.SYSTEM_PROPERTIES)}.
+     */
+    public void configureSystemProperties() {
+        System.setProperty(AzureClientOptions.ACCOUNT, ACCOUNT);
+        System.setProperty(AzureClientOptions.KEY, KEY);
+        System.setProperty(AzureClientOptions.BLOB_ENDPOINT, endpoint());
+    }
+
+    /** Clears what {@link #configureSystemProperties()} set. */
+    public static void clearSystemProperties() {
+        System.clearProperty(AzureClientOptions.ACCOUNT);
+        System.clearProperty(AzureClientOptions.KEY);
+        System.clearProperty(AzureClientOptions.BLOB_ENDPOINT);
     }
 
     /** @return a client of the development account, with the SDK's defaults, for setting up blobs */
