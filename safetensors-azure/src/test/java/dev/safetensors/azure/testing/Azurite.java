@@ -43,6 +43,8 @@ public final class Azurite implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listens on http://127\\.0\\.0\\.1:(\\d+)");
     private static final long START_SECONDS = 60;
 
+    private static Azurite shared;
+
     private final Process process;
     private final Path workspace;
     private final int port;
@@ -53,6 +55,22 @@ public final class Azurite implements AutoCloseable {
         this.workspace = workspace;
         this.port = port;
         this.client = new BlobServiceClientBuilder().connectionString(connectionString()).buildClient();
+    }
+
+    /**
+     * @return the test JVM's one Azurite, started on first use and stopped when the JVM exits: for tests whose
+     *         backend is built once per JVM (the Spark source's registry caches one client per account, bound to the
+     *         endpoint it first saw), so every class must talk to the same server; they write blobs of their own
+     * @throws IOException if it does not start (and the test is skipped, as {@link #start()} says, if Azurite is not
+     *                     installed)
+     */
+    public static synchronized Azurite shared() throws IOException {
+        if (shared == null) {
+            Azurite started = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close, "azurite-stop"));
+            shared = started;
+        }
+        return shared;
     }
 
     /**
