@@ -22,6 +22,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.regex.Pattern;
 
 /**
  * An Azure Blob Storage prefix listed with List Blobs, one request per page of up to {@link ListOptions#pageSize()}
@@ -34,6 +35,8 @@ final class AzurePrefixListing extends PagedListing {
     /** Azure's largest page ({@code maxresults}). */
     static final int AZURE_MAX_RESULTS = 5000;
     private static final String DELIMITER = "/";
+    /** A SAS signature, as it would appear in a URL an SDK failure quotes. */
+    private static final Pattern SIGNATURE = Pattern.compile("(?i)sig=[^&\\s'\"]*");
 
     private final BlobContainerClient container;
     private final BucketPrefix at;
@@ -131,9 +134,10 @@ final class AzurePrefixListing extends PagedListing {
         return false;
     }
 
+    /** @return the first line of the failure's message, a SAS signature in it replaced, clipped for messages */
     private static String firstLine(Throwable e) {
         String m = String.valueOf(e.getMessage());
         int nl = m.indexOf('\n');
-        return SourceNames.clip(nl < 0 ? m : m.substring(0, nl));
+        return SourceNames.clip(SIGNATURE.matcher(nl < 0 ? m : m.substring(0, nl)).replaceAll("sig=REDACTED"));
     }
 }

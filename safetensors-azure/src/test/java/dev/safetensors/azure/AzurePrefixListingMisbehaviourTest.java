@@ -1,6 +1,7 @@
 package dev.safetensors.azure;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
+import com.github.tomakehurst.wiremock.http.Fault;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
@@ -26,6 +27,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -172,6 +174,25 @@ class AzurePrefixListingMisbehaviourTest {
         try (Listing listing = list(ListOptions.DEFAULT)) {
             assertEquals(ErrorCode.NOT_FOUND, drainFails(SourceNotFoundException.class, listing).code());
         }
+    }
+
+    @Test
+    void aBrokenConnectionIsANetworkFailureThatNamesNoSasSignature() throws Exception {
+        String signature = "SAS-SIGNATURE-NEVER-SHOWN";
+        server.stubFor(get(urlPathEqualTo(CONTAINER_PATH)).willReturn(aResponse()
+                .withFault(Fault.CONNECTION_RESET_BY_PEER)));
+        AzureClientOptions o = AzureClientOptions.builder().sasToken("sv=2021-08-06&sp=rl&sig=" + signature)
+                .account(ACCOUNT).endpoint("http://127.0.0.1:" + server.port() + "/" + ACCOUNT).entraId(false)
+                .build();
+        try (Listing listing = new AzureSourceProvider(o, RemotePolicy.DEFAULT).list(Location.parse("az://models/p/"),
+                ListOptions.DEFAULT)) {
+            StorageException e = drainFails(StorageException.class, listing);
+            assertEquals(ErrorCode.NETWORK, e.code(), e.toString());
+            assertFalse(e.getMessage().contains(signature), e.getMessage());
+        }
+        // the JDK HttpClient resends an idempotent GET once when the connection breaks before any answer; the SDK's
+        // retry policy, which would try 4 times with waits, is not in the pipeline
+        assertEquals(2, listRequests());
     }
 
     @Test
