@@ -26,8 +26,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * in the summary.
  */
 class PrefixValidateS3Test {
-    private static final String ACCESS_KEY = "listing-access-key";
-    private static final String SECRET_KEY = "listing-secret-key";
+    // the module's one set of AWS settings: the SDK reads them from JVM-wide system properties (InProcess)
+    private static final String ACCESS_KEY = InProcess.S3_ENV.get("AWS_ACCESS_KEY_ID");
+    private static final String SECRET_KEY = InProcess.S3_ENV.get("AWS_SECRET_ACCESS_KEY");
 
     @TempDir
     static Path store;

@@ -135,6 +135,7 @@ public final class CheckpointFiles {
         if (location.isLocal() && location.uri().isEmpty() && location.looksLikeUri()) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location.display() + ": not a valid URI");
         }
+        finishInterruptedCommit(location);
         Optional<RepositoryListing> listing = options.registry().listCheckpoints(location);
         int max = options.limits().maxCheckpointsPerListing();
         if (listing.isPresent() && listing.get().checkpoints().size() > max) {
@@ -170,6 +171,27 @@ public final class CheckpointFiles {
         SourceIdentity identity = new SourceIdentity(null, null, l.repository(), l.commit(), null);
         return ofFile(location, Location.of(c.file()), c.folder(), c.config().map(Location::of).orElse(null),
                 identity, l.cost(), options);
+    }
+
+    /**
+     * A local folder that a writer was killed in, after its commit point and before its last rename, holds a commit
+     * journal ({@link CommitJournal}): rolled forward here, before anything is read, so what loads is the new
+     * checkpoint whole and never the mix of old and new files the folder holds until then.
+     */
+    private static void finishInterruptedCommit(Location location) throws IOException {
+        if (!location.isLocal()) {
+            return;
+        }
+        Path path;
+        try {
+            path = location.path();
+        } catch (IllegalArgumentException e) {
+            return; // not a path of this file system: opening it reports why
+        }
+        Path folder = location.isFolder() || Files.isDirectory(path) ? path : path.toAbsolutePath().getParent();
+        if (folder != null) {
+            CommitJournal.recover(folder);
+        }
     }
 
     private static CheckpointFiles ofFile(Location name, Location file, String folder, Location config,
