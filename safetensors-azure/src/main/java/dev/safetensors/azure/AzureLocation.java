@@ -90,6 +90,24 @@ public record AzureLocation(String scheme, String account, String endpointSuffix
      *                                  is wrong with it
      */
     public static AzureLocation parse(URI uri) throws InvalidLocationException {
+        return parse(uri, false);
+    }
+
+    /**
+     * Reads a location that names a prefix to list, such as {@code az://CONTAINER/PREFIX/} or
+     * {@code abfss://CONTAINER@ACCOUNT.dfs.core.windows.net/PATH/}: the same forms as {@link #parse(URI)}, except
+     * that the path may end in {@code /} or be empty (the whole container), and no version or snapshot is accepted.
+     *
+     * @param uri an {@code az://}, {@code azure://}, {@code abfss://} or {@code abfs://} URI
+     * @return the location, its {@link #blob()} the prefix: empty, or ending in {@code /}
+     * @throws InvalidLocationException ({@link ErrorCode#INVALID_SOURCE}) naming the URI, without its query, and what
+     *                                  is wrong with it
+     */
+    public static AzureLocation parsePrefix(URI uri) throws InvalidLocationException {
+        return parse(uri, true);
+    }
+
+    private static AzureLocation parse(URI uri, boolean prefix) throws InvalidLocationException {
         String shown = SourceNames.clip(String.valueOf(uri.getScheme()) + "://"
                 + String.valueOf(uri.getRawAuthority()) + String.valueOf(uri.getRawPath()));
         if (!isAzure(uri)) {
@@ -136,6 +154,19 @@ public record AzureLocation(String scheme, String account, String endpointSuffix
                     + " letters, digits and single hyphens)");
         }
         String path = uri.getPath();
+        if (prefix) {
+            String blob = path == null || path.isEmpty() ? "" : path.substring(1);
+            if (!blob.isEmpty() && !blob.endsWith("/")) {
+                blob = blob + "/";
+            }
+            if (blob.length() > MAX_BLOB_NAME) {
+                throw invalid(shown, "a blob name has at most " + MAX_BLOB_NAME + " characters");
+            }
+            if (uri.getRawQuery() != null) {
+                throw invalid(shown, "a prefix to list takes no versionid or snapshot");
+            }
+            return new AzureLocation(scheme, account, suffix, container, blob, null, null);
+        }
         if (path == null || path.length() < 2) {
             throw invalid(shown, "the location names no blob");
         }

@@ -1,7 +1,13 @@
 package dev.safetensors.azure;
 
+import com.azure.storage.blob.BlobContainerClient;
+import com.azure.storage.blob.BlobContainerClientBuilder;
 import com.azure.storage.blob.BlobServiceClient;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.StorageException;
@@ -86,6 +92,36 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
         AzureLocation location = AzureLocation.parse(uri);
         Client client = client(location);
         return AzureSource.open(client.service(), client.pipeline(), location, policy);
+    }
+
+    /**
+     * Lists the blobs under an {@code az://CONTAINER/PREFIX/}, {@code azure://…} or {@code abfss://…/PATH/} prefix
+     * with List Blobs, one request per page of up to {@link ListOptions#pageSize()} blobs (at most 5,000), following
+     * continuation markers; one level uses the {@code /} delimiter and reports the blob prefixes below as folders.
+     * Each file's version is its ETag. Opening such a location stays refused: a prefix is listed, not read.
+     *
+     * @throws IOException an {@link dev.safetensors.InvalidLocationException} ({@link ErrorCode#INVALID_SOURCE}) if
+     *                     the URI is malformed or pins a version; a {@link StorageException}
+     *                     ({@link ErrorCode#INVALID_SOURCE} or {@link ErrorCode#INVALID_ENDPOINT}) if no client can be
+     *                     configured for it; the pages themselves fail as {@link Listing#hasNext()} says
+     */
+    @Override
+    public Listing list(Location prefix, ListOptions options) throws IOException {
+        URI uri = prefix.uri().orElseThrow(() -> new InvalidLocationException(ErrorCode.INVALID_SOURCE,
+                prefix.display() + ": not an az://, azure://, abfss:// or abfs:// prefix"));
+        AzureLocation where = AzureLocation.parsePrefix(uri);
+        Client client = client(where);
+        if (where.account() != null && !where.account().equals(client.service().getAccountName())) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, where.name() + ": the location names account '"
+                    + where.account() + "' but the client is for account '" + client.service().getAccountName() + "'");
+        }
+        BlobContainerClient container = new BlobContainerClientBuilder()
+                .pipeline(client.pipeline().pipeline())
+                .endpoint(client.service().getAccountUrl())
+                .serviceVersion(client.service().getServiceVersion())
+                .containerName(where.container())
+                .buildClient();
+        return AzurePrefixListing.of(container, uri, where, options);
     }
 
     /** Drops the clients this provider built (their connections close with them); a given client is kept. */

@@ -46,7 +46,7 @@ class AzuriteReadsTest {
     }
 
     /** A small safetensors file: one F32 tensor of four values. */
-    private static byte[] tinySafetensors() {
+    static byte[] tinySafetensors() {
         byte[] header = "{\"w\":{\"dtype\":\"F32\",\"shape\":[4],\"data_offsets\":[0,16]}}  "
                 .getBytes(StandardCharsets.UTF_8);
         ByteBuffer b = ByteBuffer.allocate(8 + header.length + 16).order(ByteOrder.LITTLE_ENDIAN);

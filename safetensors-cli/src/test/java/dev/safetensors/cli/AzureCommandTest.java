@@ -19,6 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * as system properties of the same names, which the backend reads over the environment), and a small file's
  * {@code validate} costs one ranged GET.
  */
+@org.junit.jupiter.api.parallel.ResourceLock(org.junit.jupiter.api.parallel.Resources.SYSTEM_PROPERTIES)
 class AzureCommandTest {
     private static Azurite azurite;
     private static byte[] small;
@@ -28,16 +29,12 @@ class AzureCommandTest {
         azurite = Azurite.start();
         small = Fixtures.small().build();
         azurite.put("models", "tiny.safetensors", small);
-        System.setProperty(AzureClientOptions.ACCOUNT, Azurite.ACCOUNT);
-        System.setProperty(AzureClientOptions.KEY, Azurite.KEY);
-        System.setProperty(AzureClientOptions.BLOB_ENDPOINT, azurite.endpoint());
+        azurite.configureSystemProperties();
     }
 
     @AfterAll
     static void stop() {
-        System.clearProperty(AzureClientOptions.ACCOUNT);
-        System.clearProperty(AzureClientOptions.KEY);
-        System.clearProperty(AzureClientOptions.BLOB_ENDPOINT);
+        Azurite.clearSystemProperties();
         if (azurite != null) {
             azurite.close();
         }

@@ -30,7 +30,7 @@ class AzureBlobsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
+        azurite = Azurite.shared();
         System.setProperty(AzureClientOptions.ACCOUNT, Azurite.ACCOUNT);
         System.setProperty(AzureClientOptions.KEY, Azurite.KEY);
         System.setProperty(AzureClientOptions.BLOB_ENDPOINT, azurite.endpoint());
@@ -50,9 +50,6 @@ class AzureBlobsTest {
         System.clearProperty(AzureClientOptions.ACCOUNT);
         System.clearProperty(AzureClientOptions.KEY);
         System.clearProperty(AzureClientOptions.BLOB_ENDPOINT);
-        if (azurite != null) {
-            azurite.close();
-        }
     }
 
     @Test

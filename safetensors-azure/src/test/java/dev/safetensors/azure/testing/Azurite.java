@@ -4,6 +4,7 @@ import com.azure.core.util.BinaryData;
 import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.BlobServiceClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
+import dev.safetensors.azure.AzureClientOptions;
 import org.junit.jupiter.api.Assumptions;
 
 import java.io.BufferedReader;
@@ -42,6 +43,8 @@ public final class Azurite implements AutoCloseable {
     private static final Pattern LISTENING = Pattern.compile("listens on http://127\\.0\\.0\\.1:(\\d+)");
     private static final long START_SECONDS = 60;
 
+    private static Azurite shared;
+
     private final Process process;
     private final Path workspace;
     private final int port;
@@ -52,6 +55,22 @@ public final class Azurite implements AutoCloseable {
         this.workspace = workspace;
         this.port = port;
         this.client = new BlobServiceClientBuilder().connectionString(connectionString()).buildClient();
+    }
+
+    /**
+     * @return the test JVM's one Azurite, started on first use and stopped when the JVM exits: for tests whose
+     *         backend is built once per JVM (the Spark source's registry caches one client per account, bound to the
+     *         endpoint it first saw), so every class must talk to the same server; they write blobs of their own
+     * @throws IOException if it does not start (and the test is skipped, as {@link #start()} says, if Azurite is not
+     *                     installed)
+     */
+    public static synchronized Azurite shared() throws IOException {
+        if (shared == null) {
+            Azurite started = start();
+            Runtime.getRuntime().addShutdownHook(new Thread(started::close, "azurite-stop"));
+            shared = started;
+        }
+        return shared;
     }
 
     /**
@@ -126,6 +145,24 @@ public final class Azurite implements AutoCloseable {
     public String connectionString() {
         return "DefaultEndpointsProtocol=http;AccountName=" + ACCOUNT + ";AccountKey=" + KEY + ";BlobEndpoint="
                 + endpoint() + ";";
+    }
+
+    /**
+     * Configures the Azure backend that {@link java.util.ServiceLoader} builds (the command's, Spark's) for this
+     * Azurite, through the {@code AZURE_STORAGE_*} system properties, which it reads over the environment. They are
+     * JVM-wide: a test class that calls this holds {@code @ResourceLock(Resources.SYSTEM_PROPERTIES)}.
+     */
+    public void configureSystemProperties() {
+        System.setProperty(AzureClientOptions.ACCOUNT, ACCOUNT);
+        System.setProperty(AzureClientOptions.KEY, KEY);
+        System.setProperty(AzureClientOptions.BLOB_ENDPOINT, endpoint());
+    }
+
+    /** Clears what {@link #configureSystemProperties()} set. */
+    public static void clearSystemProperties() {
+        System.clearProperty(AzureClientOptions.ACCOUNT);
+        System.clearProperty(AzureClientOptions.KEY);
+        System.clearProperty(AzureClientOptions.BLOB_ENDPOINT);
     }
 
     /** @return a client of the development account, with the SDK's defaults, for setting up blobs */
