@@ -128,7 +128,7 @@ public abstract class PagedListing implements Listing {
         }
         if (status == 401 || status == 403) {
             return new dev.safetensors.SourceAccessDeniedException(name, said + ": listing is not allowed; check"
-                    + " the credentials and the listing permission (s3:ListBucket, storage.objects.list)");
+                    + " the credentials and the listing permission (s3:ListBucket, storage.objects.list, Azure List Blobs)");
         }
         if (status >= 500 || status == 429) {
             return new StorageException(ErrorCode.SERVER_ERROR, name, said);
