@@ -96,7 +96,7 @@ public enum DType {
         return bits % 8 == 0 ? bits / 8 : 0;
     }
 
-    /** @return whether the strict default policy ({@link Limits#DEFAULT}) accepts this type */
+    /** @return whether the strict default policy ({@link Limits#STRICT}) accepts this type */
     public boolean acceptedByDefault() {
         return strict;
     }

@@ -8,7 +8,7 @@ import java.util.Set;
 /**
  * The validation policy: every bound the header reader enforces, and which dtypes it accepts.
  *
- * <p>{@link #DEFAULT} is the strict policy of {@code RULES.md}. {@link #OFFICIAL} is the envelope of the official
+ * <p>{@link #STRICT} is the strict policy of {@code RULES.md}. {@link #OFFICIAL} is the envelope of the official
  * Rust crate, for files that the strict policy refuses but the official loader takes. Build others with
  * {@link #builder()} or {@link #toBuilder()}. Duplicate names, extra tensor fields and non-integer numbers are
  * invalid under every policy.
@@ -33,7 +33,7 @@ public final class Limits {
     public static final int DEFAULT_MAX_CHECKPOINTS_PER_LISTING = 1_000;
 
     /** The strict policy: 8 MiB headers, depth 8, 1,024-byte strings, 50,000 entries, rank 16, 13 dtypes. */
-    public static final Limits DEFAULT = new Builder().build();
+    public static final Limits STRICT = new Builder().build();
 
     /**
      * The official crate's envelope: 100,000,000-byte headers, depth 128, no string, entry or rank bounds beyond
@@ -89,7 +89,7 @@ public final class Limits {
         this.maxCheckpointsPerListing = b.maxCheckpointsPerListing;
     }
 
-    /** @return a builder with the {@link #DEFAULT} values */
+    /** @return a builder with the {@link #STRICT} values */
     public static Builder builder() {
         return new Builder();
     }
@@ -199,7 +199,7 @@ public final class Limits {
                 + maxCheckpointsPerListing + '}';
     }
 
-    /** Builds a {@link Limits}; starts from the {@link #DEFAULT} values. Not thread-safe. */
+    /** Builds a {@link Limits}; starts from the {@link #STRICT} values. Not thread-safe. */
     public static final class Builder {
         private long maxHeaderBytes = 8L * 1024 * 1024;
         private int maxDepth = 8;

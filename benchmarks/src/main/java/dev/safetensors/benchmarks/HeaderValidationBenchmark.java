@@ -40,7 +40,7 @@ import java.util.concurrent.TimeUnit;
 @Fork(value = 1, jvmArgsAppend = {"-XX:+UseG1GC", "-Xms2g", "-Xmx2g"})
 public class HeaderValidationBenchmark {
     /** Room for the largest header measured: 100,000 entries of about 130 bytes. */
-    static final Limits RAISED = Limits.DEFAULT.toBuilder().maxEntries(200_000).maxHeaderBytes(64 << 20).build();
+    static final Limits RAISED = Limits.STRICT.toBuilder().maxEntries(200_000).maxHeaderBytes(64 << 20).build();
 
     @Param({"1000", "10000", "50000", "100000"})
     public int tensors;

@@ -59,7 +59,7 @@ public class ParallelDownloadBenchmark {
         SafetensorsWriter.create().tensor("t", DType.U8, new long[] {TENSOR_BYTES}, bytes).writeTo(path);
         server = new ThrottledFileServer(path, BYTES_PER_SECOND, LATENCY_MILLIS);
         ReadOptions options = ReadOptions.builder().parallelism(parallelism).build();
-        file = SafetensorsFile.open(Sources.open(server.uri().toString()), Limits.DEFAULT, true, options);
+        file = SafetensorsFile.open(Sources.open(server.uri().toString()), Limits.STRICT, true, options);
     }
 
     @TearDown(Level.Trial)

@@ -76,7 +76,7 @@ public class WideningBenchmark {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(2 * ELEMENTS + 256);
         SafetensorsWriter.create().tensor("t", type, new long[] {ELEMENTS}, raw.flip()).writeTo(bytes);
         // one stream, as a remote source read with parallelism 1: the in-memory side is the widening loop's limit
-        file = SafetensorsFile.open(new MemorySource("memory", bytes.toByteArray()), Limits.DEFAULT, true,
+        file = SafetensorsFile.open(new MemorySource("memory", bytes.toByteArray()), Limits.STRICT, true,
                 ReadOptions.builder().parallelism(1).build());
         path = Files.createTempFile("widening-", ".safetensors");
         Files.write(path, bytes.toByteArray());

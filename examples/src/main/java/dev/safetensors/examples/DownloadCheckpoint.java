@@ -84,7 +84,7 @@ public final class DownloadCheckpoint {
                     Path blob = cache.blob(uri, meta.etag());
                     try (RandomAccessSource source = provider.open(uri)) {
                         if (file.fileName().endsWith(Location.FILE_SUFFIX)) {
-                            Safetensors.readHeader(source, Limits.DEFAULT);
+                            Safetensors.readHeader(source, Limits.STRICT);
                         }
                         FileDownload.builder(source, s -> new FileDownload.Placement(blob,
                                 blob.resolveSibling(blob.getFileName() + ".incomplete"), meta.sha256()))

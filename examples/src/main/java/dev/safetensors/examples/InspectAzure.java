@@ -35,7 +35,7 @@ public final class InspectAzure {
             throw new IllegalArgumentException("usage: InspectAzure az://CONTAINER/BLOB");
         }
         try (RandomAccessSource source = Sources.open(URI.create(args[0]))) {
-            HeaderListing.print(Safetensors.readHeader(source, Limits.DEFAULT));
+            HeaderListing.print(Safetensors.readHeader(source, Limits.STRICT));
             HeaderListing.printCost(source);
         }
     }

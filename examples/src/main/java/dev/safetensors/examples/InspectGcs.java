@@ -33,7 +33,7 @@ public final class InspectGcs {
             throw new IllegalArgumentException("usage: InspectGcs gs://BUCKET/OBJECT[#GENERATION]");
         }
         try (RandomAccessSource source = Sources.open(URI.create(args[0]))) {
-            HeaderListing.print(Safetensors.readHeader(source, Limits.DEFAULT));
+            HeaderListing.print(Safetensors.readHeader(source, Limits.STRICT));
             HeaderListing.printCost(source);
         }
     }

@@ -64,7 +64,7 @@ public final class InspectHub {
 
     private static void inspect(HttpSourceProvider files, URI file) throws IOException {
         try (RandomAccessSource source = files.open(file)) {
-            HeaderListing.print(Safetensors.readHeader(source, Limits.DEFAULT));
+            HeaderListing.print(Safetensors.readHeader(source, Limits.STRICT));
             HeaderListing.printCost(source);
         }
     }

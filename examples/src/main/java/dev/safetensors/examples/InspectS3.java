@@ -39,7 +39,7 @@ public final class InspectS3 {
                 : S3ClientOptions.DEFAULT;
         // Opening makes no request: the first ranged GET returns the prefix and the object's size and ETag together.
         try (RandomAccessSource source = new S3SourceProvider(options).open(URI.create(args[0]))) {
-            HeaderListing.print(Safetensors.readHeader(source, Limits.DEFAULT));
+            HeaderListing.print(Safetensors.readHeader(source, Limits.STRICT));
             HeaderListing.printCost(source);
         }
     }

@@ -41,7 +41,7 @@ public final class SliceFromS3 {
         long first = Long.parseLong(args[2]);
         long end = Long.parseLong(args[3]);
         try (RandomAccessSource source = new S3SourceProvider(options).open(URI.create(args[0]));
-             SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, false)) {
+             SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, false)) {
             TensorSlice rows = file.slice(args[1], Slice.range(first, end));
             float[] values = rows.readFloat32();
             System.out.println(args[1] + "[" + first + ":" + end + "] of " + Arrays.toString(rows.tensor().shape())

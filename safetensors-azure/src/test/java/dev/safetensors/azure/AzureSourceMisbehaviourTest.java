@@ -11,7 +11,7 @@ import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
-import dev.safetensors.testing.EndlessBodyServer;
+import dev.safetensors.fixtures.EndlessBodyServer;
 import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

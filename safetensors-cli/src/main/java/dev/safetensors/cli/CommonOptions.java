@@ -24,7 +24,7 @@ final class CommonOptions {
                         + " stay refused).",
                         v -> policy = OptionValue.policy(v)))
                 .option(OptionSpec.value("--max-header-bytes", "N", "Largest header accepted, in bytes (strict"
-                        + " default " + Limits.DEFAULT.maxHeaderBytes() + ").", v -> maxHeaderBytes = OptionValue.longInteger(v)))
+                        + " default " + Limits.STRICT.maxHeaderBytes() + ").", v -> maxHeaderBytes = OptionValue.longInteger(v)))
                 .option(OptionSpec.value("--s3-endpoint", "URL", "S3-compatible endpoint for s3:// sources, such as"
                         + " http://127.0.0.1:9000 (default: the AWS SDK configuration).",
                         v -> s3Endpoint = OptionValue.uri(v)))

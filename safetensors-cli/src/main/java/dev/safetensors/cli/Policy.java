@@ -4,8 +4,8 @@ import dev.safetensors.Limits;
 
 /** The {@code --policy} choices: the validation presets of {@link Limits}. */
 enum Policy {
-    /** {@link Limits#DEFAULT}: the strict rules. */
-    STRICT(Limits.DEFAULT),
+    /** {@link Limits#STRICT}: the strict rules. */
+    STRICT(Limits.STRICT),
     /**
      * {@link Limits#OFFICIAL}: the official Rust crate's bounds and dtypes; duplicate keys and unknown tensor fields
      * stay refused.

@@ -69,7 +69,7 @@ class DownloadTest {
     }
 
     private Downloader downloader(HttpSourceProvider provider, AtomicLong bytes) {
-        return new Downloader(through(provider), new HubRepository(settings), Limits.DEFAULT,
+        return new Downloader(through(provider), new HubRepository(settings), Limits.STRICT,
                 ReadOptions.builder().parallelism(4).partSizeBytes(ReadOptions.MIN_PART_SIZE_BYTES).build(), false,
                 n -> { }, bytes::addAndGet);
     }

@@ -53,7 +53,7 @@ class FetchedTensorChannelTest {
     @Test
     void deliversTheTensorFetchedInParts() throws IOException {
         MemorySource source = new MemorySource("mem://m", checkpoint());
-        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, false, PARTS);
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, false, PARTS);
              FetchedTensorChannel channel = FetchedTensorChannel.start(file, "w", source.name())) {
             assertEquals(file.readBytes("w"), drain(channel));
             assertEquals(-1, channel.read(ByteBuffer.allocate(1)));
@@ -64,7 +64,7 @@ class FetchedTensorChannelTest {
     void aFailedPartReachesTheReaderWithItsCode() throws IOException {
         byte[] bytes = checkpoint();
         RandomAccessSource failing = new FailingPayload(new MemorySource("mem://m", bytes), bytes.length / 2);
-        try (SafetensorsFile file = SafetensorsFile.open(failing, Limits.DEFAULT, false, PARTS);
+        try (SafetensorsFile file = SafetensorsFile.open(failing, Limits.STRICT, false, PARTS);
              FetchedTensorChannel channel = FetchedTensorChannel.start(file, "w", failing.name())) {
             StorageException e = assertThrows(StorageException.class, () -> drain(channel));
             assertEquals(ErrorCode.SERVER_ERROR, e.code());
@@ -74,7 +74,7 @@ class FetchedTensorChannelTest {
     @Test
     void anUnknownTensorIsTheReadersFailure() throws IOException {
         MemorySource source = new MemorySource("mem://m", checkpoint());
-        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, false, PARTS);
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, false, PARTS);
              FetchedTensorChannel channel = FetchedTensorChannel.start(file, "nope", source.name())) {
             TensorAccessException e = assertThrows(TensorAccessException.class, () -> drain(channel));
             assertEquals(ErrorCode.TENSOR_NOT_FOUND, e.code());
@@ -84,7 +84,7 @@ class FetchedTensorChannelTest {
     @Test
     void closingBeforeTheEndStopsTheFetch() throws IOException {
         MemorySource source = new MemorySource("mem://m", checkpoint());
-        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, false, PARTS)) {
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, false, PARTS)) {
             FetchedTensorChannel channel = FetchedTensorChannel.start(file, "w", source.name());
             assertEquals(100, channel.read(ByteBuffer.allocate(100)));
             // returns once the fetching thread has ended, though most of the tensor was never read

@@ -34,7 +34,7 @@ public final class CheckpointOptions {
     }
 
     /**
-     * @return the installed providers ({@link Sources}' registry), {@link Limits#DEFAULT} and
+     * @return the installed providers ({@link Sources}' registry), {@link Limits#STRICT} and
      *         {@link ReadOptions#DEFAULT}
      */
     public static CheckpointOptions defaults() {
@@ -78,7 +78,7 @@ public final class CheckpointOptions {
     public static final class Builder {
         /** {@code null} until one is given: the default registry, built when first asked for. */
         private SourceRegistry registry;
-        private Limits limits = Limits.DEFAULT;
+        private Limits limits = Limits.STRICT;
         private ReadOptions readOptions = ReadOptions.DEFAULT;
 
         private Builder() {

@@ -244,7 +244,7 @@ public final class FileDownload {
     public static final class Builder {
         private final RandomAccessSource source;
         private final Placer placer;
-        private Limits limits = Limits.DEFAULT;
+        private Limits limits = Limits.STRICT;
         private ReadOptions options = ReadOptions.DEFAULT;
         private boolean force;
         private boolean headerChecked;

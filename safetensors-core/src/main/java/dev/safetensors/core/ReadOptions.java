@@ -12,7 +12,7 @@ package dev.safetensors.core;
  *
  * <pre>{@code
  * ReadOptions single = ReadOptions.builder().parallelism(1).build();
- * try (SafetensorsFile file = SafetensorsFile.open(Sources.open(uri), Limits.DEFAULT, true, single)) { ... }
+ * try (SafetensorsFile file = SafetensorsFile.open(Sources.open(uri), Limits.STRICT, true, single)) { ... }
  * }</pre>
  *
  * <p>Immutable and thread-safe.

@@ -31,14 +31,14 @@ public final class Safetensors {
     }
 
     /**
-     * Reads and validates the header of a local file under the strict {@link Limits#DEFAULT} policy.
+     * Reads and validates the header of a local file under the strict {@link Limits#STRICT} policy.
      *
      * @param path the file
      * @return the validated header
      * @throws IOException if the file cannot be read or breaks a rule
      */
     public static SafetensorsHeader readHeader(Path path) throws IOException {
-        return readHeader(path, Limits.DEFAULT);
+        return readHeader(path, Limits.STRICT);
     }
 
     /**
@@ -63,7 +63,7 @@ public final class Safetensors {
      * @throws IOException if the source cannot be read or breaks a rule
      */
     public static SafetensorsHeader readHeader(RandomAccessSource source) throws IOException {
-        return readHeader(source, Limits.DEFAULT);
+        return readHeader(source, Limits.STRICT);
     }
 
     /**

@@ -81,14 +81,14 @@ public final class SafetensorsFile implements Closeable {
     }
 
     /**
-     * Opens a local file under the strict {@link Limits#DEFAULT} policy.
+     * Opens a local file under the strict {@link Limits#STRICT} policy.
      *
      * @param path the file
      * @return the open file; closing it closes the file
      * @throws IOException if the file cannot be read or its header breaks a rule
      */
     public static SafetensorsFile open(Path path) throws IOException {
-        return open(path, Limits.DEFAULT);
+        return open(path, Limits.STRICT);
     }
 
     /**
@@ -104,14 +104,14 @@ public final class SafetensorsFile implements Closeable {
     }
 
     /**
-     * Opens a source under the strict {@link Limits#DEFAULT} policy and takes ownership of it.
+     * Opens a source under the strict {@link Limits#STRICT} policy and takes ownership of it.
      *
      * @param source the source; closed by {@link #close()}, and at once if its header breaks a rule
      * @return the open file
      * @throws IOException if the source cannot be read or its header breaks a rule
      */
     public static SafetensorsFile open(RandomAccessSource source) throws IOException {
-        return open(source, Limits.DEFAULT, true);
+        return open(source, Limits.STRICT, true);
     }
 
     /**

@@ -69,9 +69,9 @@ public final class SafetensorsWriter {
         this.limits = limits;
     }
 
-    /** @return an empty writer that checks its output under the strict {@link Limits#DEFAULT} policy */
+    /** @return an empty writer that checks its output under the strict {@link Limits#STRICT} policy */
     public static SafetensorsWriter create() {
-        return create(Limits.DEFAULT);
+        return create(Limits.STRICT);
     }
 
     /**

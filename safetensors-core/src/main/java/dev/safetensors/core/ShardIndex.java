@@ -54,7 +54,7 @@ public final class ShardIndex {
     }
 
     /**
-     * Reads an index under {@link Limits#DEFAULT}, as {@link #read(RandomAccessSource, Limits)}.
+     * Reads an index under {@link Limits#STRICT}, as {@link #read(RandomAccessSource, Limits)}.
      *
      * @param source the index file
      * @return the parsed index
@@ -62,7 +62,7 @@ public final class ShardIndex {
      * @throws IOException            if it cannot be read
      */
     public static ShardIndex read(RandomAccessSource source) throws IOException {
-        return read(source, Limits.DEFAULT);
+        return read(source, Limits.STRICT);
     }
 
     /**
@@ -97,7 +97,7 @@ public final class ShardIndex {
     }
 
     /**
-     * Parses index bytes under {@link Limits#DEFAULT}.
+     * Parses index bytes under {@link Limits#STRICT}.
      *
      * @param source a name for messages
      * @param json   the index file's bytes
@@ -105,7 +105,7 @@ public final class ShardIndex {
      * @throws InvalidHeaderException with {@code INVALID_INDEX} if it is too large or malformed
      */
     public static ShardIndex parse(String source, byte[] json) throws InvalidHeaderException {
-        return parse(source, json, Limits.DEFAULT);
+        return parse(source, json, Limits.STRICT);
     }
 
     /**

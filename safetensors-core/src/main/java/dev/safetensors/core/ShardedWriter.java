@@ -98,10 +98,10 @@ public final class ShardedWriter {
 
     /**
      * @param maxShardBytes the largest sum of tensor bytes in one shard (a larger tensor gets a shard of its own)
-     * @return a writer whose shards pass the strict {@link Limits#DEFAULT} policy
+     * @return a writer whose shards pass the strict {@link Limits#STRICT} policy
      */
     public static ShardedWriter create(long maxShardBytes) {
-        return create(maxShardBytes, Limits.DEFAULT);
+        return create(maxShardBytes, Limits.STRICT);
     }
 
     /**

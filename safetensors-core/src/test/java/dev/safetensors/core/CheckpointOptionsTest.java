@@ -61,7 +61,7 @@ class CheckpointOptionsTest {
     @Test
     void theIndexAndEveryShardAreOpenedThroughTheCallersRegistryAndPlacedByItsProvider() throws Exception {
         MemoryStore store = store(shard1(), shard2());
-        try (Checkpoint c = Checkpoint.open(INDEX, options(store, Limits.DEFAULT))) {
+        try (Checkpoint c = Checkpoint.open(INDEX, options(store, Limits.STRICT))) {
             assertEquals(3, store.opens(), "the index and two shards");
             assertEquals(Location.parse("mem://b/m/" + SHARD2 + "?rev=c0ffee"), c.shardOf("b"),
                     "the provider's sibling hook placed the shard");
@@ -73,7 +73,7 @@ class CheckpointOptionsTest {
     void aShardHeaderIsReadOnceAndItsSourceReusedForTensorReads() throws Exception {
         byte[] one = shard1();
         MemoryStore store = store(one, shard2());
-        try (Checkpoint c = Checkpoint.open(INDEX, options(store, Limits.DEFAULT))) {
+        try (Checkpoint c = Checkpoint.open(INDEX, options(store, Limits.STRICT))) {
             long afterOpen = store.requests();
             assertEquals(1 + 2, afterOpen, "the index and one header read per shard");
             ByteBuffer b = ByteBuffer.allocate(10);
@@ -88,7 +88,7 @@ class CheckpointOptionsTest {
 
     @Test
     void totalsArePerDtype() throws Exception {
-        try (Checkpoint c = Checkpoint.open(INDEX, options(store(shard1(), shard2()), Limits.DEFAULT))) {
+        try (Checkpoint c = Checkpoint.open(INDEX, options(store(shard1(), shard2()), Limits.STRICT))) {
             TensorTotals t = c.totals();
             assertEquals(3, t.tensors());
             assertEquals(6 + 4 + 5, t.parameters());
@@ -102,17 +102,17 @@ class CheckpointOptionsTest {
     void checkJudgesEveryShardInsteadOfStoppingAtTheFirstBadOne() throws Exception {
         byte[] garbage = "not a safetensors file at all".getBytes(StandardCharsets.US_ASCII);
         MemoryStore store = store(garbage, garbage);
-        CheckpointVerdict v = Checkpoint.check(INDEX, options(store, Limits.DEFAULT));
+        CheckpointVerdict v = Checkpoint.check(INDEX, options(store, Limits.STRICT));
         assertFalse(v.valid());
         assertEquals(2, v.shards().size());
         assertTrue(v.shards().stream().noneMatch(ShardVerdict::valid), "both bad shards are reported");
         assertTrue(v.consistency().isEmpty(), "the index is judged only against shards that passed");
         assertEquals(Optional.empty(), v.totals());
         InvalidHeaderException open = assertThrows(InvalidHeaderException.class,
-                () -> Checkpoint.open(INDEX, options(store, Limits.DEFAULT)));
+                () -> Checkpoint.open(INDEX, options(store, Limits.STRICT)));
         assertEquals(ErrorCode.HEADER_TOO_LARGE, open.code(), open.getMessage());
 
-        CheckpointVerdict good = Checkpoint.check(INDEX, options(store(shard1(), shard2()), Limits.DEFAULT));
+        CheckpointVerdict good = Checkpoint.check(INDEX, options(store(shard1(), shard2()), Limits.STRICT));
         assertTrue(good.valid());
         assertEquals(3, good.totals().orElseThrow().tensors());
     }
@@ -122,7 +122,7 @@ class CheckpointOptionsTest {
         byte[] wide = SafetensorsFixture.create().tensor("b", "F8_E4M3", 5).build();
         MemoryStore store = store(shard1(), wide);
         UnsupportedDtypeException strict = assertThrows(UnsupportedDtypeException.class,
-                () -> Checkpoint.open(INDEX, options(store, Limits.DEFAULT)));
+                () -> Checkpoint.open(INDEX, options(store, Limits.STRICT)));
         assertEquals(ErrorCode.UNSUPPORTED_DTYPE, strict.code(), strict.getMessage());
         try (Checkpoint c = Checkpoint.open(INDEX, options(store, Limits.OFFICIAL))) {
             assertEquals(DType.F8_E4M3, c.tensor("b").dtype());
@@ -187,13 +187,13 @@ class CheckpointOptionsTest {
     @Test
     void theDefaultsAreTheInstalledProvidersAndTheStrictPolicy() {
         CheckpointOptions d = CheckpointOptions.defaults();
-        assertEquals(Limits.DEFAULT, d.limits());
+        assertEquals(Limits.STRICT, d.limits());
         assertEquals(ReadOptions.DEFAULT, d.readOptions());
         assertEquals(Sources.defaultRegistry(), d.registry());
         CheckpointOptions official = d.toBuilder().limits(Limits.OFFICIAL).build();
         assertEquals(Limits.OFFICIAL, official.limits());
         assertEquals(Sources.defaultRegistry(), official.registry());
         assertArrayEquals(new int[] {Limits.DEFAULT_MAX_INDEX_BYTES, Limits.DEFAULT_MAX_SHARDS_PER_INDEX},
-                new int[] {Limits.DEFAULT.maxIndexBytes(), Limits.DEFAULT.maxShardsPerIndex()});
+                new int[] {Limits.STRICT.maxIndexBytes(), Limits.STRICT.maxShardsPerIndex()});
     }
 }

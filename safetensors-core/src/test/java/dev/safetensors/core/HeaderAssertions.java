@@ -18,7 +18,7 @@ final class HeaderAssertions {
     }
 
     static SafetensorsHeader valid(byte[] file) throws IOException {
-        return valid(file, Limits.DEFAULT);
+        return valid(file, Limits.STRICT);
     }
 
     /**
@@ -38,7 +38,7 @@ final class HeaderAssertions {
     }
 
     static SafetensorsException fails(ErrorCode code, byte[] file) {
-        return fails(code, file, Limits.DEFAULT);
+        return fails(code, file, Limits.STRICT);
     }
 
     static SafetensorsException fails(ErrorCode code, byte[] file, Limits limits) {

@@ -68,7 +68,7 @@ class ParallelTransferTest {
                 throw new InterruptedIOException();
             }
         });
-        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, true, FOUR)) {
             TensorInfo t = file.header().tensor("w").orElseThrow();
             long base = file.header().payloadOffset() + t.begin();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -99,7 +99,7 @@ class ParallelTransferTest {
     void parallelismOneKeepsOneStream() throws IOException {
         MemorySource source = MemorySource.remoteLike(FILE);
         ReadOptions one = ReadOptions.builder().parallelism(1).partSizeBytes(PART).build();
-        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, one)) {
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, true, one)) {
             assertArrayEquals(TENSOR, array(file.readBytes("w")));
             assertEquals(1, source.ranges().size());
             assertEquals(TENSOR.length, source.ranges().get(0)[1]);
@@ -109,7 +109,7 @@ class ParallelTransferTest {
     @Test
     void aPartWhoseBodyBreaksIsResumedByTheSourceFromTheMissingByte() throws IOException {
         RangedBytesSource source = new RangedBytesSource(FILE, POLICY);
-        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, true, FOUR)) {
             long third = file.header().payloadOffset() + 2L * PART;
             boolean[] broken = {false};
             source.script((position, length) -> {
@@ -135,7 +135,7 @@ class ParallelTransferTest {
     @Test
     void aRunOf503sOnAPartCostsThePolicysAttemptBudgetOnce() throws IOException {
         RangedBytesSource source = new RangedBytesSource(FILE, POLICY);
-        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, true, FOUR)) {
             long third = file.header().payloadOffset() + 2L * PART;
             source.script((position, length) -> new int[] {position == third ? 503 : 206, -1});
             StorageException e = assertThrows(StorageException.class, () -> file.readBytes("w"));
@@ -168,7 +168,7 @@ class ParallelTransferTest {
                 throw new InterruptedIOException("cancelled");
             }
         });
-        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, true, FOUR)) {
+        try (SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, true, FOUR)) {
             AtomicReference<Throwable> failure = new AtomicReference<>();
             AtomicReference<Boolean> flag = new AtomicReference<>();
             Thread reader = new Thread(() -> {

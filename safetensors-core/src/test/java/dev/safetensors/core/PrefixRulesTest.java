@@ -34,7 +34,7 @@ class PrefixRulesTest {
 
     @Test
     void rule3HeaderLengthIsBoundedBeforeAnythingIsAllocated() throws Exception {
-        long bound = Limits.DEFAULT.maxHeaderBytes();
+        long bound = Limits.STRICT.maxHeaderBytes();
         assertEquals(8L * 1024 * 1024, bound);
         String json = "{}";
         byte[] atBound = new byte[(int) bound];

@@ -22,7 +22,7 @@ class ReadCostTest {
         // 1 MiB of F32 past the 128 KiB prefix: reading the tensor costs requests the header did not
         byte[] file = SafetensorsFixture.create().tensor("a", "F32", 256, 1024).tensor("b", "F32", 16).build();
         MemorySource source = MemorySource.remoteLike(file);
-        try (SafetensorsFile f = SafetensorsFile.open(source, Limits.DEFAULT, false,
+        try (SafetensorsFile f = SafetensorsFile.open(source, Limits.STRICT, false,
                 ReadOptions.builder().parallelism(1).build())) {
             SourceStatistics afterHeader = source.statistics();
             f.readBytes("a");

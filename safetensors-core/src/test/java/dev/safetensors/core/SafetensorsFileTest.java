@@ -66,7 +66,7 @@ class SafetensorsFileTest {
                 assertArrayEquals(expected, read, t.name());
 
                 // an empty tensor, or one within the bytes read with the header, needs no request at all
-                boolean inPrefix = file.header().payloadOffset() + t.end() <= Limits.DEFAULT.prefetchBytes();
+                boolean inPrefix = file.header().payloadOffset() + t.end() <= Limits.STRICT.prefetchBytes();
                 assertEquals(inPrefix || t.byteLength() == 0 ? 0 : 3, source.rangesOpened() - before, t.name());
             }
         }
@@ -125,7 +125,7 @@ class SafetensorsFileTest {
         file.close();
 
         MemorySource callers = new MemorySource("callers", FILE);
-        try (SafetensorsFile leaveOpen = SafetensorsFile.open(callers, Limits.DEFAULT, false)) {
+        try (SafetensorsFile leaveOpen = SafetensorsFile.open(callers, Limits.STRICT, false)) {
             assertEquals(3, leaveOpen.header().tensors().size());
         }
         assertFalse(callers.isClosed());
@@ -138,7 +138,7 @@ class SafetensorsFileTest {
         assertThrows(SafetensorsException.class, () -> SafetensorsFile.open(owned));
         assertTrue(owned.isClosed());
         MemorySource callers = new MemorySource("bad", SafetensorsFixture.file("{\"a\":1}", 0));
-        assertThrows(SafetensorsException.class, () -> SafetensorsFile.open(callers, Limits.DEFAULT, false));
+        assertThrows(SafetensorsException.class, () -> SafetensorsFile.open(callers, Limits.STRICT, false));
         assertFalse(callers.isClosed());
     }
 
@@ -156,10 +156,10 @@ class SafetensorsFileTest {
     @Test
     void readFloat32RefusesMoreElementsThanTheLimitBeforeAllocating() throws IOException {
         // 2^27 + 1 BF16 elements: one over the default limit; the 256 MiB payload is a hole in a sparse file
-        long count = Limits.DEFAULT.maxFloat32Elements() + 1;
+        long count = Limits.STRICT.maxFloat32Elements() + 1;
         Path path = TensorFiles.sparse(dir, SafetensorsFixture.create().tensor("big", "BF16", count), 2 * count);
         try (FileSource source = FileSource.open(path);
-             SafetensorsFile file = SafetensorsFile.open(source, Limits.DEFAULT, false)) {
+             SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, false)) {
             SourceStatistics afterHeader = source.statistics();
             TensorAccessException e = assertThrows(TensorAccessException.class, () -> file.readFloat32("big"));
             assertEquals(ErrorCode.TOO_MANY_ELEMENTS, e.code());

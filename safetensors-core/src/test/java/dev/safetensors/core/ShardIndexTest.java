@@ -33,7 +33,7 @@ class ShardIndexTest {
     }
 
     private static SafetensorsHeader header(SafetensorsFixture f) throws Exception {
-        return Safetensors.readHeader("shard", f.build(), dev.safetensors.Limits.DEFAULT);
+        return Safetensors.readHeader("shard", f.build(), dev.safetensors.Limits.STRICT);
     }
 
     @Test
@@ -141,7 +141,7 @@ class ShardIndexTest {
     private static SafetensorsHeader hugeShard(String shard, String tensor, long length) throws Exception {
         byte[] json = ("{\"" + tensor + "\":{\"dtype\":\"U8\",\"shape\":[" + length + "],\"data_offsets\":[0,"
                 + length + "]}}").getBytes(StandardCharsets.UTF_8);
-        return Safetensors.parseHeader(shard, json, 8 + json.length + length, dev.safetensors.Limits.DEFAULT);
+        return Safetensors.parseHeader(shard, json, 8 + json.length + length, dev.safetensors.Limits.STRICT);
     }
 
     private static void expectInconsistent(ShardIndex index, Map<String, SafetensorsHeader> shards, String words) {

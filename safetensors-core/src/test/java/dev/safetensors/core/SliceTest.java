@@ -74,7 +74,7 @@ class SliceTest {
                 .coalesceGapBytes(new int[] {0, 16, 4096, ReadOptions.DEFAULT_COALESCE_GAP_BYTES}[random.nextInt(4)])
                 .build();
         // prefetching 8 bytes keeps the tensor out of the header's bytes; the default holds the small ones
-        Limits limits = random.nextBoolean() ? Limits.DEFAULT : Limits.builder().prefetchBytes(8).build();
+        Limits limits = random.nextBoolean() ? Limits.STRICT : Limits.builder().prefetchBytes(8).build();
         try (SafetensorsFile remote = SafetensorsFile.open(MemorySource.remoteLike(file), limits, true, options)) {
             assertSlice(remote, dtype, slices, expected, what + " remote-like " + options);
         }
@@ -183,7 +183,7 @@ class SliceTest {
         }
         MemorySource noGap = MemorySource.remoteLike(file);
         ReadOptions exact = ReadOptions.builder().coalesceGapBytes(0).build();
-        try (SafetensorsFile f = SafetensorsFile.open(noGap, Limits.DEFAULT, true, exact)) {
+        try (SafetensorsFile f = SafetensorsFile.open(noGap, Limits.STRICT, true, exact)) {
             f.slice("w", Slice.range(0, 1024, 256)).readBytes();
             assertEquals(4, noGap.ranges().size(), "four separate rows, four requests");
             for (long[] r : noGap.ranges()) {

@@ -19,7 +19,7 @@ import java.util.stream.Collectors;
  */
 record PolicyPair(String name, Limits limits, ReferencePolicy reference) {
     /** The strict default of {@code RULES.md}. */
-    static final PolicyPair DEFAULT = new PolicyPair("DEFAULT", Limits.DEFAULT, ReferencePolicy.STRICT);
+    static final PolicyPair DEFAULT = new PolicyPair("DEFAULT", Limits.STRICT, ReferencePolicy.STRICT);
 
     /** The official crate's envelope. */
     static final PolicyPair OFFICIAL = new PolicyPair("OFFICIAL", Limits.OFFICIAL, ReferencePolicy.OFFICIAL);

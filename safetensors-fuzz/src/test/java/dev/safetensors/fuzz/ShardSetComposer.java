@@ -97,7 +97,7 @@ final class ShardSetComposer {
 
     private static SafetensorsHeader header(String name, String json, long payload) throws IOException {
         byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
-        return Safetensors.parseHeader(name, bytes, 8 + bytes.length + payload, Limits.DEFAULT);
+        return Safetensors.parseHeader(name, bytes, 8 + bytes.length + payload, Limits.STRICT);
     }
 
     private byte[] index(Map<String, String> weightMap, Map<String, SafetensorsHeader> headers) {

@@ -64,7 +64,7 @@ public final class SegmentFile implements Closeable {
     }
 
     /**
-     * Opens a local file with the strict limits ({@link Limits#DEFAULT}).
+     * Opens a local file with the strict limits ({@link Limits#STRICT}).
      *
      * @param path the file
      * @return the open file; close it when done
@@ -74,7 +74,7 @@ public final class SegmentFile implements Closeable {
      *                                              a FIFO or a device...)
      */
     public static SegmentFile open(Path path) throws IOException {
-        return open(path, Limits.DEFAULT);
+        return open(path, Limits.STRICT);
     }
 
     /**

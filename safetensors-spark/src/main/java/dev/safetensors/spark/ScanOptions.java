@@ -66,7 +66,7 @@ record ScanOptions(Level level, boolean officialPolicy, Mode mode, String pathGl
     }
 
     Limits limits() {
-        return officialPolicy ? Limits.OFFICIAL : Limits.DEFAULT;
+        return officialPolicy ? Limits.OFFICIAL : Limits.STRICT;
     }
 
     private enum Policy { STRICT, OFFICIAL }

@@ -86,7 +86,7 @@ class TenThousandFilesTest {
         assertEquals(10, partitions(df));
         assertEquals(FILES, LocalSpark.scanMetric(df, FilesMetric.NAME));
         assertEquals(FILES, LocalSpark.scanMetric(df, RequestsMetric.NAME), "one request per header");
-        long prefix = Math.min(fileSize, Limits.DEFAULT.prefetchBytes());
+        long prefix = Math.min(fileSize, Limits.STRICT.prefetchBytes());
         assertEquals(FILES * prefix, LocalSpark.scanMetric(df, BytesReadMetric.NAME), "one prefix read per file");
 
         LongAccumulator bytes = spark.sparkContext().longAccumulator("whole-file bytes");
@@ -109,7 +109,7 @@ class TenThousandFilesTest {
     private static long wholeFileTensorCount(String path, LongAccumulator bytes) throws IOException {
         byte[] whole = Files.readAllBytes(Path.of(path));
         bytes.add(whole.length);
-        return Safetensors.readHeader(path, whole, Limits.DEFAULT).tensors().size();
+        return Safetensors.readHeader(path, whole, Limits.STRICT).tensors().size();
     }
 
     private static int partitions(Dataset<Row> executed) {

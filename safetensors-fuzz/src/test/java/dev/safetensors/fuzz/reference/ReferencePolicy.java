@@ -20,7 +20,7 @@ import java.util.Set;
 public record ReferencePolicy(long maxHeaderBytes, int maxDepth, int maxStringBytes, int maxMetadataValueBytes,
                               int maxEntries, int maxMetadataKeys, int maxRank, boolean leadingWhitespace,
                               Set<String> acceptedDtypes) {
-    /** {@code Limits.DEFAULT}: the numbers in rules 3, 10, 12, 13, 14 and 18. */
+    /** {@code Limits.STRICT}: the numbers in rules 3, 10, 12, 13, 14 and 18. */
     public static final ReferencePolicy STRICT = new ReferencePolicy(8_388_608L, 8, 1024, 65_536, 50_000, 50_000, 16,
             false, ReferenceDtypes.STRICT);
 

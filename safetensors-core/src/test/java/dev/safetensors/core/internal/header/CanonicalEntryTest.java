@@ -33,9 +33,9 @@ class CanonicalEntryTest {
     @Test
     void fastAndGeneralPathsAgreeOnRandomEntries() throws IOException {
         Random random = new Random(19);
-        Limits[] policies = {Limits.DEFAULT, Limits.OFFICIAL,
-            Limits.DEFAULT.toBuilder().maxRank(2).maxStringBytes(3).build(),
-            Limits.DEFAULT.toBuilder().maxRank(0).build(), Limits.DEFAULT.toBuilder().maxDepth(3).build()};
+        Limits[] policies = {Limits.STRICT, Limits.OFFICIAL,
+            Limits.STRICT.toBuilder().maxRank(2).maxStringBytes(3).build(),
+            Limits.STRICT.toBuilder().maxRank(0).build(), Limits.STRICT.toBuilder().maxDepth(3).build()};
         int fastAccepted = 0;
         for (int round = 0; round < 20_000; round++) {
             String entry = randomEntry(random);
@@ -80,11 +80,11 @@ class CanonicalEntryTest {
             for (int padding = 0; padding < 20; padding++) {
                 // valid but for the length, so the message shows the values as read
                 Outcome offsets = validate("{\"t\":{\"dtype\":\"U8\",\"shape\":[],\"data_offsets\":[" + n + "," + n
-                        + "]}}", padding, Limits.DEFAULT);
+                        + "]}}", padding, Limits.STRICT);
                 assertEquals(ErrorCode.LENGTH_MISMATCH, offsets.code, n);
                 assertTrue(offsets.detail.contains("[" + n + ", " + n + ")"), offsets.detail);
                 Outcome shape = validate("{\"t\":{\"dtype\":\"U8\",\"shape\":[" + n + "],\"data_offsets\":[0,1]}}",
-                        padding, Limits.DEFAULT);
+                        padding, Limits.STRICT);
                 assertTrue(shape.detail.contains(n), shape.detail);
             }
         }
