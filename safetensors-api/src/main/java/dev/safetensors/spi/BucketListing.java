@@ -2,7 +2,10 @@ package dev.safetensors.spi;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ListOptions;
+import dev.safetensors.Location;
 import dev.safetensors.StorageException;
+
+import java.io.IOException;
 
 /**
  * The {@link PagedListing} of an object-store prefix ({@code SCHEME://BUCKET[/PREFIX]}): what every bucket backend
@@ -15,11 +18,18 @@ public abstract class BucketListing extends PagedListing {
     private final int pageSize;
 
     /**
-     * @param at              the bucket and prefix listed; its {@code toString()} names the listing in messages
+     * @param where           {@code SCHEME://BUCKET[/PREFIX]}, parsed with {@link BucketPrefix#parse}; the prefix
+     *                        names the listing in messages
      * @param options         recursion, page size and bounds
      * @param storagePageSize the most entries the storage returns in one page, {@code >= 1}
+     * @throws IOException an {@link dev.safetensors.InvalidLocationException} ({@link ErrorCode#INVALID_SOURCE}) if
+     *                     the location names no bucket
      */
-    protected BucketListing(BucketPrefix at, ListOptions options, int storagePageSize) {
+    protected BucketListing(Location where, ListOptions options, int storagePageSize) throws IOException {
+        this(BucketPrefix.parse(where), options, storagePageSize);
+    }
+
+    private BucketListing(BucketPrefix at, ListOptions options, int storagePageSize) {
         super(at.toString(), options, Math.min(options.pageSize(), storagePageSize));
         this.at = at;
         this.pageSize = Math.min(options.pageSize(), storagePageSize);

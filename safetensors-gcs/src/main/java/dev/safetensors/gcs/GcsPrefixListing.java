@@ -28,13 +28,9 @@ final class GcsPrefixListing extends BucketListing {
 
     private final Storage storage;
 
-    private GcsPrefixListing(Storage storage, BucketPrefix at, ListOptions options) {
-        super(at, options, GCS_MAX_RESULTS);
+    GcsPrefixListing(Storage storage, Location where, ListOptions options) throws IOException {
+        super(where, options, GCS_MAX_RESULTS);
         this.storage = storage;
-    }
-
-    static GcsPrefixListing of(Storage storage, Location where, ListOptions options) throws IOException {
-        return new GcsPrefixListing(storage, BucketPrefix.parse(where), options);
     }
 
     @Override

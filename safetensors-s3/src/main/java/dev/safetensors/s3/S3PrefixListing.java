@@ -29,20 +29,17 @@ final class S3PrefixListing extends BucketListing {
 
     private final S3Client client;
 
-    private S3PrefixListing(S3Client client, BucketPrefix at, ListOptions options) {
-        super(at, options, S3_MAX_KEYS);
-        this.client = client;
-    }
-
     /**
+     * The listing, before its first request.
+     *
      * @param client  the client
      * @param where   {@code s3://bucket[/prefix]}
      * @param options recursion, page size, bounds
-     * @return the listing, before its first request
      * @throws IOException {@code INVALID_SOURCE} if the URI names no bucket
      */
-    static S3PrefixListing of(S3Client client, Location where, ListOptions options) throws IOException {
-        return new S3PrefixListing(client, BucketPrefix.parse(where), options);
+    S3PrefixListing(S3Client client, Location where, ListOptions options) throws IOException {
+        super(where, options, S3_MAX_KEYS);
+        this.client = client;
     }
 
     @Override
