@@ -9,7 +9,7 @@ import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
 import dev.safetensors.spi.BucketPrefix;
-import dev.safetensors.spi.PagedListing;
+import dev.safetensors.spi.BucketListing;
 
 import java.io.IOException;
 import java.time.Instant;
@@ -22,27 +22,22 @@ import java.util.List;
  * {@code /} delimiter and reports prefixes as {@link ListEntry.Kind#FOLDER}. Needs the {@code storage.objects.list}
  * permission. Every name is checked to lie under the prefix asked; the version is the object's generation.
  */
-final class GcsPrefixListing extends PagedListing {
+final class GcsPrefixListing extends BucketListing {
     /** Cloud Storage's largest page. */
     static final int GCS_MAX_RESULTS = 1000;
 
     private final Storage storage;
-    private final BucketPrefix at;
 
-    private GcsPrefixListing(Storage storage, BucketPrefix at, ListOptions options) {
-        super(at.toString(), options, Math.min(options.pageSize(), GCS_MAX_RESULTS));
+    GcsPrefixListing(Storage storage, Location where, ListOptions options) throws IOException {
+        super(where, options, GCS_MAX_RESULTS);
         this.storage = storage;
-        this.at = at;
-    }
-
-    static GcsPrefixListing of(Storage storage, Location where, ListOptions options) throws IOException {
-        return new GcsPrefixListing(storage, BucketPrefix.parse(where), options);
     }
 
     @Override
     protected Page fetch(String token) throws IOException {
+        BucketPrefix at = at();
         List<Storage.BlobListOption> asked = new ArrayList<>();
-        asked.add(Storage.BlobListOption.pageSize(Math.min(options().pageSize(), GCS_MAX_RESULTS)));
+        asked.add(Storage.BlobListOption.pageSize(pageSize()));
         if (!at.prefix().isEmpty()) {
             asked.add(Storage.BlobListOption.prefix(at.prefix()));
         }
@@ -66,11 +61,8 @@ final class GcsPrefixListing extends PagedListing {
         List<ListEntry> entries = new ArrayList<>();
         for (Blob b : page.getValues()) {
             String object = b.getName();
-            if (object != null && object.equals(at.prefix())) {
-                continue; // the prefix's own folder placeholder, which the console creates
-            }
-            if (!at.holds(object)) {
-                throw invalid("the listing names '" + object + "', outside the prefix asked");
+            if (!listed(object, "the object")) {
+                continue;
             }
             if (b.isDirectory()) {
                 entries.add(ListEntry.special(at.locationOf(object), ListEntry.Kind.FOLDER));

@@ -81,7 +81,7 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
      */
     @Override
     public Listing list(Location prefix, ListOptions options) throws IOException {
-        return GcsPrefixListing.of(storage(), prefix, options);
+        return new GcsPrefixListing(storage(), prefix, options);
     }
 
     @Override

@@ -1,10 +1,6 @@
 package dev.safetensors.http;
 
-import dev.safetensors.ErrorCode;
-import dev.safetensors.RandomAccessSource;
-import dev.safetensors.SourceStatistics;
-import dev.safetensors.StorageException;
-import dev.safetensors.spi.RequestCounter;
+import dev.safetensors.spi.AbstractPositionalSource;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -18,19 +14,15 @@ import java.util.Map;
  * A Hub file read from the Hugging Face cache ({@link HubCache}) instead of the Hub: positional reads of the blob
  * the snapshot links to, no request. Named by its {@code hf://} location so messages read the same as for a remote
  * read; {@link #attributes()} report the repository, the commit and, for an LFS file, its SHA-256 (the blob's name).
- * Thread-safe (positional reads carry no cursor).
+ * Thread-safe (positional reads carry no cursor); each read counts as one request of the cache.
  */
-final class CachedHubFile implements RandomAccessSource {
-    private final String name;
+final class CachedHubFile extends AbstractPositionalSource {
     private final FileChannel channel;
-    private final long size;
     private final Map<String, String> attributes;
-    private final RequestCounter counter = new RequestCounter();
 
     private CachedHubFile(String name, FileChannel channel, Map<String, String> attributes) throws IOException {
-        this.name = name;
+        super(name, channel.size());
         this.channel = channel;
-        this.size = channel.size();
         this.attributes = attributes;
     }
 
@@ -54,39 +46,8 @@ final class CachedHubFile implements RandomAccessSource {
     }
 
     @Override
-    public long size() {
-        return size;
-    }
-
-    @Override
-    public int read(long position, ByteBuffer dst) throws IOException {
-        if (position < 0) {
-            throw new IllegalArgumentException("negative position: " + position);
-        }
-        if (!channel.isOpen()) {
-            throw new StorageException(ErrorCode.IO_ERROR, name, "the source is closed");
-        }
-        if (!dst.hasRemaining()) {
-            return 0;
-        }
-        if (position >= size) {
-            return -1;
-        }
-        int total = 0;
-        while (dst.hasRemaining() && position + total < size) {
-            int n = channel.read(dst, position + total);
-            if (n < 0) {
-                break;
-            }
-            total += n;
-        }
-        counter.bytes(total);
-        return total;
-    }
-
-    @Override
-    public String name() {
-        return name;
+    protected int readAt(long position, ByteBuffer dst) throws IOException {
+        return channel.read(dst, position);
     }
 
     @Override
@@ -95,12 +56,7 @@ final class CachedHubFile implements RandomAccessSource {
     }
 
     @Override
-    public SourceStatistics statistics() {
-        return counter.snapshot();
-    }
-
-    @Override
-    public void close() throws IOException {
+    protected void release() throws IOException {
         channel.close();
     }
 }

@@ -4,7 +4,7 @@ import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
 import dev.safetensors.spi.BucketPrefix;
-import dev.safetensors.spi.PagedListing;
+import dev.safetensors.spi.BucketListing;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -23,34 +23,30 @@ import java.util.List;
  * prefixes as {@link ListEntry.Kind#FOLDER}. Needs the {@code s3:ListBucket} permission. Every key is checked to lie
  * under the prefix asked.
  */
-final class S3PrefixListing extends PagedListing {
+final class S3PrefixListing extends BucketListing {
     /** S3's largest page. */
     static final int S3_MAX_KEYS = 1000;
 
     private final S3Client client;
-    private final BucketPrefix at;
-
-    private S3PrefixListing(S3Client client, BucketPrefix at, ListOptions options) {
-        super(at.toString(), options, Math.min(options.pageSize(), S3_MAX_KEYS));
-        this.client = client;
-        this.at = at;
-    }
 
     /**
+     * The listing, before its first request.
+     *
      * @param client  the client
      * @param where   {@code s3://bucket[/prefix]}
      * @param options recursion, page size, bounds
-     * @return the listing, before its first request
      * @throws IOException {@code INVALID_SOURCE} if the URI names no bucket
      */
-    static S3PrefixListing of(S3Client client, Location where, ListOptions options) throws IOException {
-        return new S3PrefixListing(client, BucketPrefix.parse(where), options);
+    S3PrefixListing(S3Client client, Location where, ListOptions options) throws IOException {
+        super(where, options, S3_MAX_KEYS);
+        this.client = client;
     }
 
     @Override
     protected Page fetch(String token) throws IOException {
+        BucketPrefix at = at();
         ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(at.bucket()).prefix(at.prefix())
-                .maxKeys(Math.min(options().pageSize(), S3_MAX_KEYS)).continuationToken(token);
+                .maxKeys(pageSize()).continuationToken(token);
         if (!options().recursive()) {
             request.delimiter("/");
         }
@@ -68,11 +64,8 @@ final class S3PrefixListing extends PagedListing {
         List<ListEntry> entries = new ArrayList<>(response.contents().size() + response.commonPrefixes().size());
         for (S3Object o : response.contents()) {
             String key = o.key();
-            if (key != null && key.equals(at.prefix())) {
-                continue; // the prefix's own "folder marker", which consoles create
-            }
-            if (!at.holds(key)) {
-                throw invalid("the listing names the key '" + key + "', outside the prefix asked");
+            if (!listed(key, "the key")) {
+                continue;
             }
             if (key.endsWith("/")) {
                 continue; // a zero-byte "folder marker" some tools create, not an object a user wrote

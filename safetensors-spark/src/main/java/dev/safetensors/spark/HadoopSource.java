@@ -5,6 +5,7 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.AbstractPositionalSource;
 import dev.safetensors.spi.SourceNames;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataInputStream;
@@ -24,16 +25,12 @@ import java.nio.ByteBuffer;
  * no cursor, so concurrent reads are safe. The size comes from the file's status, read once when opened; a file
  * that changes length between reads is the filesystem's to report, as Hadoop has no version to pin.
  */
-final class HadoopSource implements RandomAccessSource {
-    private final String name;
+final class HadoopSource extends AbstractPositionalSource {
     private final FSDataInputStream in;
-    private final long size;
-    private final dev.safetensors.spi.RequestCounter counter = new dev.safetensors.spi.RequestCounter();
 
     private HadoopSource(String name, FSDataInputStream in, long size) {
-        this.name = name;
+        super(name, size);
         this.in = in;
-        this.size = size;
     }
 
     /**
@@ -84,35 +81,19 @@ final class HadoopSource implements RandomAccessSource {
     }
 
     @Override
-    public long size() {
-        return size;
-    }
-
-    @Override
-    public int read(long position, ByteBuffer dst) throws IOException {
-        if (position < 0) {
-            throw new IllegalArgumentException("negative position " + position);
-        }
-        if (!dst.hasRemaining()) {
-            return 0;
-        }
-        if (position >= size) {
-            return -1;
-        }
-        int want = (int) Math.min(dst.remaining(), size - position);
+    protected int readAt(long position, ByteBuffer dst) throws IOException {
+        int want = dst.remaining();
         byte[] buffer = dst.hasArray() ? dst.array() : new byte[want];
         int offset = dst.hasArray() ? dst.arrayOffset() + dst.position() : 0;
         int n;
-        counter.request();
         try {
             n = in.read(position, buffer, offset, want);
         } catch (IOException e) {
-            throw coded(name, e);
+            throw coded(name(), e);
         }
         if (n <= 0) {
             return -1;
         }
-        counter.bytes(n);
         if (dst.hasArray()) {
             dst.position(dst.position() + n);
         } else {
@@ -121,19 +102,8 @@ final class HadoopSource implements RandomAccessSource {
         return n;
     }
 
-    /** @return the positioned reads made and the bytes they returned */
     @Override
-    public dev.safetensors.SourceStatistics statistics() {
-        return counter.snapshot();
-    }
-
-    @Override
-    public String name() {
-        return name;
-    }
-
-    @Override
-    public void close() throws IOException {
+    protected void release() throws IOException {
         in.close();
     }
 }

@@ -1,0 +1,66 @@
+package dev.safetensors.spi;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Location;
+import dev.safetensors.StorageException;
+
+import java.io.IOException;
+
+/**
+ * The {@link PagedListing} of an object-store prefix ({@code SCHEME://BUCKET[/PREFIX]}): what every bucket backend
+ * (S3, Cloud Storage, Azure Blob) shares, so that a backend writes only its request and the mapping of its answer.
+ * It holds the {@link BucketPrefix} listed, bounds the page size asked by the storage's own largest page, and checks
+ * each key the storage names ({@link #listed}).
+ */
+public abstract class BucketListing extends PagedListing {
+    private final BucketPrefix at;
+    private final int pageSize;
+
+    /**
+     * @param where           {@code SCHEME://BUCKET[/PREFIX]}, parsed with {@link BucketPrefix#parse}; the prefix
+     *                        names the listing in messages
+     * @param options         recursion, page size and bounds
+     * @param storagePageSize the most entries the storage returns in one page, {@code >= 1}
+     * @throws IOException an {@link dev.safetensors.InvalidLocationException} ({@link ErrorCode#INVALID_SOURCE}) if
+     *                     the location names no bucket
+     */
+    protected BucketListing(Location where, ListOptions options, int storagePageSize) throws IOException {
+        this(BucketPrefix.parse(where), options, storagePageSize);
+    }
+
+    private BucketListing(BucketPrefix at, ListOptions options, int storagePageSize) {
+        super(at.toString(), options, Math.min(options.pageSize(), storagePageSize));
+        this.at = at;
+        this.pageSize = Math.min(options.pageSize(), storagePageSize);
+    }
+
+    /** @return the bucket and prefix listed */
+    protected final BucketPrefix at() {
+        return at;
+    }
+
+    /** @return the page size to ask for: {@link ListOptions#pageSize()}, at most the storage's largest page */
+    protected final int pageSize() {
+        return pageSize;
+    }
+
+    /**
+     * Checks a key (or a common prefix) the storage listed.
+     *
+     * @param key  the key as listed
+     * @param what what it is, for the message: {@code "the key"}, {@code "the prefix"}
+     * @return {@code false} for the prefix's own folder placeholder (which consoles create), to be skipped;
+     *         {@code true} for a key under the prefix
+     * @throws StorageException {@link ErrorCode#INVALID_LISTING} if the key lies outside the prefix asked
+     */
+    protected final boolean listed(String key, String what) throws StorageException {
+        if (key != null && key.equals(at.prefix())) {
+            return false;
+        }
+        if (!at.holds(key)) {
+            throw invalid("the listing names " + what + " '" + key + "', outside the prefix asked");
+        }
+        return true;
+    }
+}
