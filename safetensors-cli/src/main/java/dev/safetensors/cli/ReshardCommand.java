@@ -253,8 +253,11 @@ final class ReshardCommand implements Subcommand {
 
     private int failed(Output output, ReshardReport report, String shown, Failure f) {
         Throwable e = f.cause();
+        // the source that failed (a shard, an index), as the exception names it; the argument otherwise
         String named = e instanceof SafetensorsException s && s.source() != null && !s.source().isEmpty()
-                ? s.source() : shown;
+                ? s.source()
+                : e instanceof java.nio.file.FileSystemException fs && fs.getFile() != null && !fs.getFile().isEmpty()
+                ? fs.getFile() : shown;
         boolean write = f.code().equals("WRITE_FAILED");
         String source = write ? shown : named;
         if (common.json) {

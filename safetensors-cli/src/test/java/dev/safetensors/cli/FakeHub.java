@@ -2,6 +2,7 @@ package dev.safetensors.cli;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.MappingBuilder;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
 
 import dev.safetensors.fixtures.FolderServer;
 
@@ -84,6 +85,26 @@ final class FakeHub {
         for (String revision : List.of("main", COMMIT)) {
             hub.stubFor(get(urlPathEqualTo("/api/models/" + repo + "/revision/" + revision)).willReturn(aResponse()
                     .withStatus(200).withHeader("Content-Type", "application/json").withBody(json.toString())));
+        }
+    }
+
+    /**
+     * Makes a published file disappear once it has been read once: its first request is redirected to the CDN as
+     * {@link #publish} does, every later one is a 404, as when a repository is deleted while a client reads it.
+     *
+     * @param repo {@code OWNER/REPO}
+     * @param path the file's path in the repository
+     */
+    void withdrawAfterFirstRead(String repo, String path) {
+        String scenario = "withdraw " + repo + "/" + path;
+        for (String revision : List.of("main", COMMIT)) {
+            String url = "/" + repo + "/resolve/" + revision + "/" + path;
+            hub.stubFor(get(urlPathEqualTo(url)).inScenario(scenario).whenScenarioStateIs(Scenario.STARTED)
+                    .willSetStateTo("withdrawn").willReturn(aResponse().withStatus(302)
+                            .withHeader("Location", cdn.base().resolve(repo + "/" + path) + "?X-Amz-Signature=signed")
+                            .withHeader("X-Repo-Commit", COMMIT)));
+            hub.stubFor(get(urlPathEqualTo(url)).inScenario(scenario).whenScenarioStateIs("withdrawn")
+                    .willReturn(aResponse().withStatus(404).withHeader("X-Error-Code", "RepoNotFound")));
         }
     }
 
