@@ -20,6 +20,8 @@ enum Check {
     SIZE,
     /** The SHA-256 of the whole object, computed locally, equals the expected digest. */
     SHA256,
+    /** {@code verify --manifest} over listed locations: the file and the manifest's entries match one to one. */
+    MANIFEST,
     /** The shard index parses strictly and names only plain files beside it. */
     INDEX,
     /** Every shard passed its own checks. */

@@ -90,6 +90,30 @@ final class CheckRun {
     static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, Limits limits, int jobs,
                       Output output, PrintStream err, FileCheck check,
                       java.util.function.Consumer<SourceResult> sink) {
+        return stream(sources, selection, opener, limits, jobs, output, err, check, sink, t -> List.of());
+    }
+
+    /**
+     * Runs a check over the targets the sources expand into, lazily, printing each result through {@code sink}, then
+     * the results {@code closing} finds once every target was checked (what a manifest named and no listed location
+     * held), counted in the summary and the exit code like the others.
+     *
+     * @param sources   the SOURCE arguments
+     * @param selection the selection options
+     * @param opener    opens and lists
+     * @param limits    the bounds on indexes and listings
+     * @param jobs      files examined at once
+     * @param output    where the progress bar goes
+     * @param err       stderr, for the summary
+     * @param check     the work per file
+     * @param sink      prints a result
+     * @param closing   the results to add after the last target, given the targets as they ended
+     * @return the exit code: the worst status seen
+     */
+    static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, Limits limits, int jobs,
+                      Output output, PrintStream err, FileCheck check,
+                      java.util.function.Consumer<SourceResult> sink,
+                      Function<TargetStream, List<SourceResult>> closing) {
         boolean many = selection.readsList(sources);
         TargetStream targets = new TargetStream(selection.locations(sources, System.in), selection, opener,
                 limits);
@@ -113,6 +137,11 @@ final class CheckRun {
                 summary.count(r);
                 sink.accept(r);
             });
+            for (SourceResult r : closing.apply(targets)) {
+                summary.count(r);
+                sink.accept(r);
+                worst = worst.worse(r.status());
+            }
         } catch (java.io.UncheckedIOException e) {
             output.error("cannot read the list of sources: " + Failure.from(e.getCause(), "").message(), e);
             return Status.ERROR.exitCode();

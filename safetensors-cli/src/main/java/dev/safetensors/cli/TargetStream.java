@@ -43,6 +43,7 @@ final class TargetStream implements Iterator<Target> {
     private PrefixSelection listing;
     private String listed;
     private final Set<String> claimed = new HashSet<>();
+    private final List<Location> prefixes = new ArrayList<>();
     private final List<Target.File> waiting = new ArrayList<>();
 
     /**
@@ -63,6 +64,11 @@ final class TargetStream implements Iterator<Target> {
     /** @return whether a folder or prefix was listed (or tried) so far */
     boolean listedAny() {
         return listedAny;
+    }
+
+    /** @return the folders and prefixes listed (or tried) so far, as given */
+    List<Location> listedPrefixes() {
+        return List.copyOf(prefixes);
     }
 
     /** @return the listing requests (pages) spent so far */
@@ -100,6 +106,7 @@ final class TargetStream implements Iterator<Target> {
         }
         ListOptions options = ListOptions.DEFAULT.withRecursive(arguments.recursive);
         listedAny = true;
+        prefixes.add(where);
         try {
             listing = PrefixSelection.open(opener.registry(), where, options, include, exclude);
             listed = where.display();

@@ -28,7 +28,9 @@ final class VerifyCommand implements Subcommand {
 
     Path manifest;
 
-    String source;
+    final SourceArguments selection = new SourceArguments();
+
+    final List<String> sources = new ArrayList<>();
 
     /**
      * @param out stdout
@@ -46,13 +48,21 @@ final class VerifyCommand implements Subcommand {
                 + " header checks. The result names every check performed (prefix, header, layout, size, sha256)"
                 + " and its outcome.",
                 "The SHA-256 is always computed locally. A manifest entry that holds only the digest the Hub"
-                        + " reported is compared against that digest, and the result says so."),
+                        + " reported is compared against that digest, and the result says so.",
+                "With --manifest and locations (files, folders and prefixes, --recursive, --include, --exclude,"
+                        + " --from-file, -), every file they hold must have an entry (else INVALID,"
+                        + " NOT_IN_MANIFEST) and is verified against it; an entry in a listed folder or prefix that"
+                        + " no file matches is an ERROR (NOT_FOUND). Results stream; a summary closes the run on"
+                        + " stderr."),
                 List.of("", "Examples:",
                 "  safetensors verify model.safetensors --sha256 3f5a...e1 --size 548105171",
                 "  safetensors manifest hf://openai-community/gpt2 > gpt2.manifest.json",
-                "  safetensors verify --manifest gpt2.manifest.json"));
+                "  safetensors verify --manifest gpt2.manifest.json",
+                "  safetensors manifest --recursive s3://bucket/run-42/ > run-42.manifest.json",
+                "  safetensors verify --manifest run-42.manifest.json --recursive s3://bucket/run-42/"));
         common.declare(spec);
         jobs.declare(spec);
+        selection.declare(spec);
         spec.option(OptionSpec.value("--sha256", "HEX", "The expected SHA-256, 64 hex digits.",
                 v -> sha256 = v));
         spec.option(OptionSpec.value("--size", "N", "The expected size in bytes.",
@@ -60,8 +70,10 @@ final class VerifyCommand implements Subcommand {
         spec.option(OptionSpec.value("--manifest", "FILE", "Verify every file a manifest lists (written by"
                 + " 'safetensors manifest').",
                 v -> manifest = OptionValue.path(v)));
-        spec.positional(new PositionalSpec("SOURCE", 0, 1, "The file to verify (with --sha256).",
-                v -> source = v));
+        spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "The file to verify (with --sha256);"
+                + " with --manifest, the files, folders and prefixes (ending in /) whose files must match the"
+                + " manifest one to one, or - for one location a line on standard input.",
+                v -> sources.add(v)));
         return spec;
     }
 
@@ -70,9 +82,15 @@ final class VerifyCommand implements Subcommand {
         Output output = common.output(out, err);
         Map<Target.File, Expected> expected = new HashMap<>();
         List<Target> targets = new ArrayList<>();
+        boolean listed = !sources.isEmpty() || selection.fromFile != null;
+        if (manifest == null && (selection.recursive || !selection.include.isEmpty() || !selection.exclude.isEmpty()
+                || selection.fromFile != null || sources.contains("-"))) {
+            throw usage("--recursive, --include, --exclude, --from-file and - select files to check against a"
+                    + " manifest: give --manifest FILE");
+        }
         if (manifest != null) {
-            if (source != null || sha256 != null || size != null) {
-                throw usage("--manifest takes no SOURCE, --sha256 or --size: the manifest lists them");
+            if (sha256 != null || size != null) {
+                throw usage("--manifest takes no --sha256 or --size: the manifest lists them");
             }
             List<ManifestEntry> entries;
             try {
@@ -86,15 +104,23 @@ final class VerifyCommand implements Subcommand {
                 output.error(manifest + ": not a valid manifest: " + e.getMessage(), e);
                 return Status.USAGE;
             }
+            if (listed) {
+                return verifyListed(entries, output);
+            }
             for (ManifestEntry entry : entries) {
                 Target.File file = Target.File.of(Location.parse(entry.source()));
                 expected.put(file, entry.expected());
                 targets.add(file);
             }
         } else {
-            if (source == null) {
+            if (sources.isEmpty()) {
                 throw usage("give a SOURCE with --sha256 HEX, or --manifest FILE");
             }
+            if (sources.size() > 1) {
+                throw usage("--sha256 verifies one SOURCE; to verify several, record them with 'safetensors"
+                        + " manifest' and check them with 'verify --manifest FILE [LOCATION...]'");
+            }
+            String source = sources.get(0);
             if (sha256 == null) {
                 throw usage("--sha256 HEX is required with a SOURCE: verify compares, it never just says"
                         + " 'verified' (to record digests, use 'safetensors manifest')");
@@ -122,6 +148,14 @@ final class VerifyCommand implements Subcommand {
                     r -> output.result(r, false, TextFormatter::verifyLine));
             return worst.exitCode();
         }
+    }
+
+    /** The files of the listed locations against the manifest, one to one: results stream, a summary closes. */
+    private int verifyListed(List<ManifestEntry> entries, Output output) {
+        SourceOpener opener = common.opener();
+        ManifestMatch match = new ManifestMatch(entries, selection, opener, common.limits());
+        return CheckRun.stream(sources, selection, opener, common.limits(), jobs.value(), output, err, match,
+                r -> output.result(r, false, TextFormatter::verifyLine), match::missing);
     }
 
     private static UsageException usage(String message) {

@@ -23,7 +23,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@code validate --json s3://BUCKET/PREFIX/} in this JVM against s3proxy: one line per object with its verdict,
  * each shard once under its index, one request per file whose header fits the first read, and the listing's pages
- * in the summary.
+ * in the summary; and {@code verify --manifest} of the same prefix, matched one to one with its manifest.
  */
 class PrefixValidateS3Test {
     // the module's one set of AWS settings: the SDK reads them from JVM-wide system properties (InProcess)
@@ -128,6 +128,30 @@ class PrefixValidateS3Test {
         Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--exclude", "broken*", "--include",
                 "*.safetensors", "--s3-endpoint", endpoint, "--s3-path-style", "s3://models/run/").exits(0);
         assertEquals(5, run.json().size(), run.describe());
+    }
+
+    @Test
+    void verifyMatchesAPrefixWithItsManifest(@TempDir Path tmp) throws Exception {
+        Cli.Run made = InProcess.run("manifest", "--recursive", "--exclude", "broken*", "--s3-endpoint", endpoint,
+                "--s3-path-style", "s3://models/run/").exits(0);
+        String gone = "{\"source\":\"s3://models/run/nested/gone.safetensors\",\"size\":1,\"sha256\":\""
+                + "0".repeat(64) + "\"},\n";
+        // one entry more than the prefix holds: reported missing
+        Path manifest = Files.writeString(tmp.resolve("run.manifest.json"),
+                made.out().replace("\"files\": [\n", "\"files\": [\n" + gone));
+        assertTrue(Files.readString(manifest).contains("gone.safetensors"), made.describe());
+        Cli.Run run = InProcess.run("verify", "--json", "--manifest", manifest.toString(), "--recursive",
+                "--s3-endpoint", endpoint, "--s3-path-style", "s3://models/run/").exits(3);
+        Map<String, JsonNode> lines = bySource(run);
+        assertEquals("valid", lines.get("s3://models/run/nested/deeper/c.safetensors|file").get("status").asString());
+        assertEquals("valid", lines.get("s3://models/run/sharded/model.safetensors.index.json|checkpoint")
+                .get("status").asString(), run.describe());
+        assertEquals(ManifestMatch.NOT_IN_MANIFEST, lines.get("s3://models/run/broken.safetensors|file").get("code")
+                .asString(), run.describe());
+        assertEquals("NOT_FOUND", lines.get("s3://models/run/nested/gone.safetensors|file").get("code").asString(),
+                run.describe());
+        assertTrue(run.stderr().contains("safetensors: 7 results: 5 valid, 1 invalid, 1 error; listing: 1 request"),
+                run.describe());
     }
 
     @Test
