@@ -5,6 +5,7 @@ import com.azure.core.http.policy.HttpPipelineSyncPolicy;
 import com.azure.storage.blob.BlobServiceClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
@@ -153,8 +154,8 @@ class AzuriteListingTest {
     @Test
     void aMissingContainerIsNotFound() throws Exception {
         try (Listing listing = provider.list(Location.parse("az://absent/run/"), ListOptions.DEFAULT)) {
-            IOException e = assertThrows(IOException.class, listing::hasNext);
-            assertEquals(ErrorCode.NOT_FOUND, ((dev.safetensors.ErrorCoded) e).code());
+            SourceNotFoundException e = assertThrows(SourceNotFoundException.class, listing::hasNext);
+            assertEquals(ErrorCode.NOT_FOUND, e.code());
         }
     }
 

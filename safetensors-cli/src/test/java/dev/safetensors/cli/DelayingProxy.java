@@ -52,6 +52,8 @@ final class DelayingProxy implements AutoCloseable {
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             for (int n; (n = in.read(buffer)) > 0; ) {
                 if (delayMillis > 0) {
+                    // a slow peer on purpose: the latency is what PrefixThroughputTest (slow tier) measures against,
+                    // so it cannot run on a test clock; no assertion depends on it, only the printed figures
                     TimeUnit.MILLISECONDS.sleep(delayMillis);
                 }
                 out.write(buffer, 0, n);

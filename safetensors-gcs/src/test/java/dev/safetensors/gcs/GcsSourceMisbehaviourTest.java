@@ -5,6 +5,7 @@ import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RangeNotHonouredException;
+import dev.safetensors.StorageException;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.fixtures.EndlessBodyServer;
@@ -73,10 +74,11 @@ class GcsSourceMisbehaviourTest {
      * the body was abandoned, not drained (a client that drained would never hang up; the wait for the hang-up is
      * only a guard against that).
      */
-    private static IOException abandoned(EndlessBodyServer endless, int length) throws Exception {
+    private static <T extends IOException> T abandoned(EndlessBodyServer endless, int length, Class<T> type)
+            throws Exception {
         try (endless; GcsSource s = GcsSource.open(GcsTestServer.storage(endless.endpoint().toString(), 1),
                 BlobId.of("b", "m.safetensors"))) {
-            IOException e = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(length)));
+            T e = assertThrows(type, () -> s.read(0, ByteBuffer.allocate(length)));
             long written = endless.hangUp().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
             assertTrue(written < EndlessBodyServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
             return e;
@@ -85,8 +87,8 @@ class GcsSourceMisbehaviourTest {
 
     @Test
     void aServerThatIgnoresRangeWithAnEndlessBodyFailsWithoutDrainingIt() throws Exception {
-        IOException e = abandoned(new EndlessBodyServer("200 OK", "x-goog-generation: 1",
-                "Transfer-Encoding: chunked"), 128 * 1024);
+        RangeNotHonouredException e = abandoned(new EndlessBodyServer("200 OK", "x-goog-generation: 1",
+                "Transfer-Encoding: chunked"), 128 * 1024, RangeNotHonouredException.class);
         assertCode(ErrorCode.RANGE_NOT_HONOURED, e);
         assertTrue(e instanceof RangeNotHonouredException, e.toString());
         assertTrue(e.getMessage().contains("status 200"), e.getMessage());
@@ -185,8 +187,8 @@ class GcsSourceMisbehaviourTest {
     @Test
     void aGzipStoredObjectIsRefusedClearly() throws Exception {
         // What Cloud Storage does for a gzip-stored object without Accept-Encoding: gzip: decompress, ignore Range.
-        IOException e = abandoned(new EndlessBodyServer("200 OK", "x-goog-generation: 1",
-                "x-goog-stored-content-encoding: gzip", "Transfer-Encoding: chunked"), 100);
+        StorageException e = abandoned(new EndlessBodyServer("200 OK", "x-goog-generation: 1",
+                "x-goog-stored-content-encoding: gzip", "Transfer-Encoding: chunked"), 100, StorageException.class);
         assertEquals(ErrorCode.IO_ERROR, ErrorCode.of(e), "a property of the object, not a misbehaving server");
         assertTrue(e.getMessage().startsWith("gs://b/m.safetensors: the object is stored with Content-Encoding 'gzip'"),
                 e.getMessage());

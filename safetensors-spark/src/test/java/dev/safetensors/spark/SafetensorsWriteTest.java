@@ -382,7 +382,8 @@ class SafetensorsWriteTest {
         job.commit(new WriterCommitMessage[]{first, second});
         assertEquals(List.of("manifest.json", "part-00000.safetensors", "part-00001.safetensors"), names(out));
         // the slow attempt, still running after the job committed, cannot write into the output any more
-        IOException late = assertThrows(IOException.class, () -> slow.write(row(3f, 4f)));
+        java.nio.file.NoSuchFileException late = assertThrows(java.nio.file.NoSuchFileException.class,
+                () -> slow.write(row(3f, 4f)));
         assertEquals(ErrorCode.NOT_FOUND, ErrorCode.of(late), "its folder went with the job's staging folder");
         slow.abort();
         assertEquals(List.of("manifest.json", "part-00000.safetensors", "part-00001.safetensors"), names(out));
