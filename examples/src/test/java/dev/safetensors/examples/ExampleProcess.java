@@ -1,5 +1,6 @@
 package dev.safetensors.examples;
 
+import dev.safetensors.fixtures.ChildJvm;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -23,11 +24,8 @@ final class ExampleProcess {
     }
 
     static Result run(Class<?> main, Map<String, String> env, String... args) throws IOException, InterruptedException {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
-        command.add(main.getName());
+        List<String> command = new ArrayList<>(ChildJvm.command("-cp", System.getProperty("java.class.path"),
+                main.getName()));
         command.addAll(List.of(args));
         ProcessBuilder builder = new ProcessBuilder(command);
         Map<String, String> environment = builder.environment();

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.fixtures.ChildJvm;
 import dev.safetensors.DType;
 import dev.safetensors.core.Checkpoint;
 import dev.safetensors.core.SafetensorsWriter;
@@ -7,7 +8,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.File;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -44,17 +44,9 @@ class ManyShardsChildTest {
         }
         w.writeTo(in);
         Path out = dir.resolve("out");
-        List<String> cp = new ArrayList<>();
-        for (String property : new String[] {"jdk.module.path", "java.class.path"}) {
-            String v = System.getProperty(property);
-            if (v != null && !v.isEmpty()) {
-                cp.add(v);
-            }
-        }
-        List<String> command = List.of("/bin/sh", "-c", "ulimit -n 256 && exec \"$@\"", "sh",
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                "-cp", String.join(File.pathSeparator, cp), Main.class.getName(), "reshard", in.toString(), "--out",
-                out.toString(), "--max-shard-size", "1B");
+        List<String> command = new ArrayList<>(List.of("/bin/sh", "-c", "ulimit -n 256 && exec \"$@\"", "sh"));
+        command.addAll(ChildJvm.command("-Xmx256m", "-cp", ChildJvm.testClassPath(), Main.class.getName(), "reshard",
+                in.toString(), "--out", out.toString(), "--max-shard-size", "1B"));
         Process p = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("log.txt").toFile()).start();
         try {

@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.fixtures.ChildJvm;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
 import org.junit.jupiter.api.Tag;
@@ -7,11 +8,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
-import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.RandomAccessFile;
-import java.net.URISyntaxException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -86,17 +85,9 @@ class ChildJvmWriteTest {
         }
     }
 
-    private static Process java(String heap, String... args) throws IOException, URISyntaxException {
-        List<String> cp = new ArrayList<>();
-        cp.add(Path.of(ChildWriter.class.getProtectionDomain().getCodeSource().getLocation().toURI()).toString());
-        for (String property : new String[] {"jdk.module.path", "java.class.path"}) {
-            String v = System.getProperty(property);
-            if (v != null && !v.isEmpty()) {
-                cp.add(v);
-            }
-        }
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
-                .toString(), heap, "-cp", String.join(File.pathSeparator, cp), ChildWriter.class.getName()));
+    private static Process java(String heap, String... args) throws IOException {
+        List<String> command = new ArrayList<>(ChildJvm.command(heap, "-cp", ChildJvm.testClassPath(ChildWriter.class),
+                ChildWriter.class.getName()));
         command.addAll(List.of(args));
         return new ProcessBuilder(command).start();
     }

@@ -1,5 +1,6 @@
 package dev.safetensors.gcs;
 
+import dev.safetensors.fixtures.ChildJvm;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -82,12 +83,11 @@ class ModulePathIT {
         try (GcsTestServer server = new GcsTestServer()) {
             server.wireMock.stubFor(any(anyUrl()).willReturn(aResponse().withTransformers(FakeGcsObjects.NAME)));
             FakeGcsObjects.put("emu", "models/m.safetensors", new byte[100], 3);
-            ProcessBuilder child = new ProcessBuilder(
-                    Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+            ProcessBuilder child = new ProcessBuilder(ChildJvm.command(
                     "--module-path", String.join(File.pathSeparator, out.toString(), apiJar, gcsJar.toString()),
                     "--add-modules", "dev.safetensors.gcs",
                     "-cp", googleJars,
-                    "-m", "probe/probe.Probe", "gs://emu/models/m.safetensors")
+                    "-m", "probe/probe.Probe", "gs://emu/models/m.safetensors"))
                     .redirectErrorStream(true);
             child.environment().put("STORAGE_EMULATOR_HOST", "127.0.0.1:" + server.wireMock.port());
             Process process = child.start();
