@@ -4,12 +4,7 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.fixtures.AbstractProviderContractTest;
 import dev.safetensors.fixtures.SafetensorsFixture;
-import dev.safetensors.fixtures.ScriptedRangeServer;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-
-import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.ByteBuffer;
@@ -20,17 +15,6 @@ import java.util.List;
  * over the application's {@link HttpClient} leaves it working after it is closed.
  */
 class HttpProviderContractTest extends AbstractProviderContractTest {
-    private static ScriptedRangeServer server;
-
-    @BeforeAll
-    static void start() throws IOException {
-        server = new ScriptedRangeServer();
-    }
-
-    @AfterAll
-    static void stop() throws IOException {
-        server.close();
-    }
 
     @Override
     protected RandomAccessSourceProvider newProvider() {
@@ -52,7 +36,7 @@ class HttpProviderContractTest extends AbstractProviderContractTest {
     @Override
     protected boolean givenClientOutlivesProvider() throws Exception {
         byte[] file = SafetensorsFixture.create().tensor("t", "F32", 4).build();
-        URI uri = server.publish("/given-client.safetensors", file);
+        URI uri = SharedRangeServer.get().publish("/given-client.safetensors", file);
         HttpClient client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
         HttpSourceProvider provider = new HttpSourceProvider(HttpSettings.builder().build(), client);
         provider.close();

@@ -1,12 +1,8 @@
 package dev.safetensors.http;
 
 import dev.safetensors.RandomAccessSource;
-import dev.safetensors.fixtures.ScriptedRangeServer;
 import dev.safetensors.testing.AbstractRandomAccessSourceContractTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 
-import java.io.IOException;
 import java.net.URI;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,21 +16,10 @@ class RangeServerContractTest extends AbstractRandomAccessSourceContractTest {
     private static final HttpSourceProvider PROVIDER = new HttpSourceProvider(HttpSettings.builder()
             .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(5))
             .maxRetries(1).backoff(Duration.ofMillis(1), Duration.ofMillis(10)).build());
-    private static ScriptedRangeServer server;
-
-    @BeforeAll
-    static void start() throws IOException {
-        server = new ScriptedRangeServer();
-    }
-
-    @AfterAll
-    static void stop() throws IOException {
-        server.close();
-    }
 
     @Override
     protected RandomAccessSource open(byte[] content) throws Exception {
-        URI object = server.publish("/objects/" + OBJECTS.incrementAndGet(), content);
+        URI object = SharedRangeServer.get().publish("/objects/" + OBJECTS.incrementAndGet(), content);
         return PROVIDER.open(URI.create(object + "?X-Amz-Signature=secret"));
     }
 }

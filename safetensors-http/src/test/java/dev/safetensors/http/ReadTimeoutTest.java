@@ -81,6 +81,23 @@ class ReadTimeoutTest {
     }
 
     @Test
+    void aStallShorterThanTheTimeoutIsWaitedOut() throws Exception {
+        // the stall lasts just under the timeout on the client's clock, then the rest of the body comes
+        server.whileHolding(() -> {
+            time.advance(READ_TIMEOUT.minusMillis(1));
+            server.release();
+        });
+        server.script(ScriptedAnswer.serve().holdAfter(10));
+        try (RandomAccessSource s = provider.open(file)) {
+            ByteBuffer dst = ByteBuffer.allocate(100);
+            assertEquals(100, assertTimeoutPreemptively(LIMIT, () -> s.read(0, dst)));
+            assertArrayEquals(java.util.Arrays.copyOf(OBJECT, 100), dst.array());
+        }
+        assertEquals(1, server.requestCount(), "no second request: the held answer was read to its end");
+        assertEquals(100, server.bodyBytesSent());
+    }
+
+    @Test
     void aRedirectWhoseBodyNeverComesIsStillFollowed() throws Exception {
         server.script(ScriptedAnswer.status(302, "Location: /file").declaring(50).holdAfter(0));
         try (RandomAccessSource s = provider.open(server.url("/stall-redirect"))) {

@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
+import dev.safetensors.fixtures.RecordedRequest;
 import dev.safetensors.fixtures.ScriptedAnswer;
 import dev.safetensors.fixtures.ScriptedRangeServer;
 import dev.safetensors.spi.RemotePolicy;
@@ -104,6 +105,19 @@ class RetryAndRedirectTest {
             assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
         }
         assertEquals(2, requests());
+    }
+
+    @Test
+    void aBodyCutShortIsResumedFromWhereItStopped() throws Exception {
+        SERVER.script(ScriptedAnswer.serve().closeAfter(40));
+        try (RandomAccessSource s = open("/cut")) {
+            assertEquals(100, s.read(0, ByteBuffer.allocate(100)));
+        }
+        List<RecordedRequest> requests = SERVER.requests();
+        assertEquals(2, requests.size(), "the first answer, cut, then one for the rest: " + requests);
+        assertEquals("bytes=0-99", requests.get(0).header("Range"));
+        assertEquals("bytes=40-99", requests.get(1).header("Range"), "the bytes that came are not asked again");
+        assertEquals(100, SERVER.bodyBytesSent(), "40, then the 60 left");
     }
 
     @Test
