@@ -11,7 +11,7 @@ import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
-import dev.safetensors.fixtures.EndlessBodyServer;
+import dev.safetensors.fixtures.ScriptedRangeServer;
 import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,7 +24,6 @@ import java.time.Duration;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -93,12 +92,12 @@ class AzureSourceMisbehaviourTest {
 
     /**
      * A server that ignores the range and sends an endless body: the read fails at once, and the server is hung up
-     * on before it could send {@link EndlessBodyServer#ABANDONED_AT_MOST} bytes, so the body was abandoned, not drained
-     * (a client that drained would never hang up; the wait for the hang-up is only a guard against that).
+     * on before it could send {@link ScriptedRangeServer#ABANDONED_AT_MOST} bytes, so the body was abandoned, not
+     * drained (a client that drained would never hang up; the wait for the hang-up is only a guard against that).
      */
     @Test
     void aWholeBodyInsteadOfTheRangeIsRangeNotHonouredAndAbandonedNotDrained() throws Exception {
-        try (EndlessBodyServer endless = new EndlessBodyServer("200 OK", "ETag: " + ETAG,
+        try (ScriptedRangeServer endless = ScriptedRangeServer.endless(200, "ETag: " + ETAG,
                 "Transfer-Encoding: chunked")) {
             AzureClientOptions o = AzureClientOptions.builder().key(KEY).account(ACCOUNT)
                     .endpoint(endless.endpoint() + "/" + ACCOUNT).entraId(false).build();
@@ -108,8 +107,8 @@ class AzureSourceMisbehaviourTest {
                         () -> source.read(0, ByteBuffer.allocate(128 * 1024)));
                 assertEquals(ErrorCode.RANGE_NOT_HONOURED, e.code());
                 assertEquals(0, source.statistics().bytesRead(), "no byte of the body is taken");
-                long written = endless.hangUp().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
-                assertTrue(written < EndlessBodyServer.ABANDONED_AT_MOST, "the server sent " + written
+                long written = endless.awaitQuiet(Duration.ofSeconds(HANG_GUARD_SECONDS));
+                assertTrue(written < ScriptedRangeServer.ABANDONED_AT_MOST, "the server sent " + written
                         + " body bytes");
             }
         }

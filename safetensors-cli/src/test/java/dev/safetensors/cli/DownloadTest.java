@@ -14,6 +14,7 @@ import dev.safetensors.http.HttpSettings;
 import dev.safetensors.http.HttpSourceProvider;
 import dev.safetensors.http.HubCache;
 import dev.safetensors.http.HubRepository;
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -52,15 +53,15 @@ class DownloadTest {
         Path served = dir.resolve("served");
         Fixtures.twoShards(served.resolve(REPO));
         Fixtures.write(served.resolve(REPO), "config.json", "{\"model_type\":\"two\"}");
-        hub = new FakeHub(served);
-        hub.repository(REPO, FILES);
-        settings = HttpSettings.builder().hubEndpoint(URI.create(hub.endpoint()))
+        hub = new FakeHub();
+        hub.repository(REPO, dir.resolve("served"), FILES);
+        settings = HttpSettings.builder().hubEndpoint(hub.endpoint())
                 .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(10)).build();
     }
 
     @AfterEach
     void stop() throws Exception {
-        hub.stop();
+        hub.close();
     }
 
     private static CheckpointOptions through(HttpSourceProvider provider) {
@@ -100,8 +101,8 @@ class DownloadTest {
         }
         assertEquals(total, bytes.get(), "every byte once");
 
-        int hubBefore = hub.hubRequests();
-        int cdnBefore = hub.cdnRequests();
+        int hubBefore = hub.hubRequests().size();
+        int cdnBefore = hub.cdnRequests().size();
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
             List<CheckpointFiles> checkpoints = CheckpointFiles.locateAll("hf://" + REPO + "@" + FakeHub.COMMIT,
                     through(provider));
@@ -114,8 +115,8 @@ class DownloadTest {
                 }
             }
         }
-        assertEquals(hubBefore, hub.hubRequests(), "no request to the Hub");
-        assertEquals(cdnBefore, hub.cdnRequests(), "no request to the CDN");
+        assertEquals(hubBefore, hub.hubRequests().size(), "no request to the Hub");
+        assertEquals(cdnBefore, hub.cdnRequests().size(), "no request to the CDN");
 
         // a second download finds everything in place and fetches nothing
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
@@ -123,7 +124,7 @@ class DownloadTest {
                     + FakeHub.COMMIT, cache);
             assertTrue(again.stream().allMatch(d -> d.result() == null), again.toString());
         }
-        assertEquals(cdnBefore, hub.cdnRequests());
+        assertEquals(cdnBefore, hub.cdnRequests().size());
     }
 
     @Test
@@ -190,15 +191,15 @@ class DownloadTest {
         byte[] shard = Files.readAllBytes(served.resolve(FILES.get(2)));
         shard[8] = '[';
         Files.write(served.resolve(FILES.get(2)), shard);
-        hub.repository(REPO, FILES);
+        hub.repository(REPO, dir.resolve("served"), FILES);
         Path out = dir.resolve("out");
-        int cdnBefore = hub.cdnRequests();
+        int cdnBefore = hub.cdnRequests().size();
         try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
             InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
                     () -> downloader(provider, new AtomicLong()).toFolder("hf://" + REPO, out));
             assertEquals(ErrorCode.HEADER_START, e.code());
         }
         assertFalse(Files.exists(out), "nothing written");
-        assertTrue(hub.cdnRequests() - cdnBefore <= 3, "headers only: " + (hub.cdnRequests() - cdnBefore));
+        assertTrue(hub.cdnRequests().size() - cdnBefore <= 3, "headers only: " + (hub.cdnRequests().size() - cdnBefore));
     }
 }

@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.fixtures.SafetensorsFixture;
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,8 +37,8 @@ class HubInspectTest {
             three.put("s" + i, shard);
         }
         Fixtures.write(root, "acme/three/model.safetensors.index.json", Fixtures.index(three, 16 + 16 + 16));
-        hub = new FakeHub(root);
-        hub.repository("acme/three", List.of("model.safetensors.index.json", "model-00001-of-00003.safetensors",
+        hub = new FakeHub();
+        hub.repository("acme/three", root, List.of("model.safetensors.index.json", "model-00001-of-00003.safetensors",
                 "model-00002-of-00003.safetensors", "model-00003-of-00003.safetensors"));
 
         // a diffusers pipeline: a sharded transformer, a text encoder with its config, a single-file VAE
@@ -48,7 +49,7 @@ class HubInspectTest {
         Fixtures.write(root, "acme/sd/text_encoder/config.json", "{\"model_type\":\"clip_text_model\"}");
         Fixtures.write(root, "acme/sd/vae/diffusion_pytorch_model.safetensors", SafetensorsFixture.create()
                 .tensor("decoder.conv.weight", "F32", 2, 2).build());
-        hub.repository("acme/sd", List.of("model_index.json", "scheduler/scheduler_config.json",
+        hub.repository("acme/sd", root, List.of("model_index.json", "scheduler/scheduler_config.json",
                 "text_encoder/config.json", "text_encoder/model.safetensors",
                 "transformer/diffusion_pytorch_model.safetensors.index.json",
                 "transformer/model-00001-of-00002.safetensors", "transformer/model-00002-of-00002.safetensors",
@@ -60,13 +61,13 @@ class HubInspectTest {
                 .tensor("layer.scales", "F16", 1, 32).tensor("layer.bias", "F16", 32).build());
         Fixtures.write(root, "acme/gptq/config.json",
                 "{\"quantization_config\":{\"quant_method\":\"gptq\",\"bits\":4}}");
-        hub.repository("acme/gptq", List.of("config.json", "model.safetensors"));
-        env = Map.of("HF_ENDPOINT", hub.endpoint());
+        hub.repository("acme/gptq", root, List.of("config.json", "model.safetensors"));
+        env = Map.of("HF_ENDPOINT", hub.endpoint().toString());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        hub.stop();
+        hub.close();
     }
 
     @Test

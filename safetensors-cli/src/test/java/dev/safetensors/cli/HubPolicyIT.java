@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.fixtures.SafetensorsFixture;
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -28,14 +29,14 @@ class HubPolicyIT {
     static void publish() throws Exception {
         String header = "  {\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}";
         Fixtures.write(root, "acme/spaced/model.safetensors", SafetensorsFixture.file(header, 8));
-        hub = new FakeHub(root);
-        hub.repository("acme/spaced", List.of("model.safetensors"));
-        env = Map.of("HF_ENDPOINT", hub.endpoint());
+        hub = new FakeHub();
+        hub.repository("acme/spaced", root, List.of("model.safetensors"));
+        env = Map.of("HF_ENDPOINT", hub.endpoint().toString());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        hub.stop();
+        hub.close();
     }
 
     @Test

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -34,16 +35,16 @@ class RemoteSourcesTest {
     static void publish() throws Exception {
         Fixtures.twoShards(root.resolve("acme/sharded"));
         Fixtures.write(root, "acme/single/model.safetensors", Fixtures.small().build());
-        hub = new FakeHub(root);
-        hub.repository("acme/sharded", List.of("README.md", "model.safetensors.index.json", SHARD1, SHARD2));
-        hub.repository("acme/single", List.of("model.safetensors"));
-        hub.repository("acme/nothing", List.of("README.md", "pytorch_model.bin"));
-        env = Map.of("HF_ENDPOINT", hub.endpoint());
+        hub = new FakeHub();
+        hub.repository("acme/sharded", root, List.of("README.md", "model.safetensors.index.json", SHARD1, SHARD2));
+        hub.repository("acme/single", root, List.of("model.safetensors"));
+        hub.repository("acme/nothing", root, List.of("README.md", "pytorch_model.bin"));
+        env = Map.of("HF_ENDPOINT", hub.endpoint().toString());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        hub.stop();
+        hub.close();
     }
 
     @Test
@@ -136,9 +137,9 @@ class RemoteSourcesTest {
 
     @Test
     void aHubManifestRecordsTheReportedDigestAndVerifyComputesItsOwn() throws Exception {
-        int before = hub.cdnRequests();
+        int before = hub.cdnRequests().size();
         Cli.Run made = InProcess.run(env, "manifest", "hf://acme/sharded").exits(0);
-        assertEquals(3, hub.cdnRequests() - before, "the index in one read, then one header read per shard and no"
+        assertEquals(3, hub.cdnRequests().size() - before, "the index in one read, then one header read per shard and no"
                 + " download\n" + made.describe());
         JsonNode files = JsonMapper.builder().build().readTree(made.out()).get("files");
         assertEquals(2, files.size(), made.describe());
@@ -164,6 +165,8 @@ class RemoteSourcesTest {
         byte[] bytes = Files.readAllBytes(shard1);
         bytes[bytes.length - 1] ^= 1;
         Files.write(shard1, bytes);
+        // the CDN now serves other bytes under the same ETag, while the Hub still reports the first digest
+        hub.cdn().publish("/acme/sharded/" + SHARD1, bytes, FakeHub.CDN_ETAG);
         Cli.Run tampered = InProcess.run(env, "verify", "--manifest", manifest.toString()).exits(1);
         assertTrue(tampered.outLines().get(0).contains("the digest the Hub reported, recorded in the manifest says "
                 + first.get("reported_sha256").asString()), tampered.describe());

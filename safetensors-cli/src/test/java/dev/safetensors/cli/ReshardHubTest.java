@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.core.SafetensorsFile;
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -31,16 +32,16 @@ class ReshardHubTest {
     static void publish() throws Exception {
         Fixtures.twoShards(root.resolve("acme/sharded"));
         Fixtures.write(root, "acme/single/model.safetensors", Fixtures.small().build());
-        hub = new FakeHub(root);
-        hub.repository("acme/sharded", List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
+        hub = new FakeHub();
+        hub.repository("acme/sharded", root, List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
                 "model-00002-of-00002.safetensors"));
-        hub.repository("acme/single", List.of("model.safetensors"));
-        env = Map.of("HF_ENDPOINT", hub.endpoint());
+        hub.repository("acme/single", root, List.of("model.safetensors"));
+        env = Map.of("HF_ENDPOINT", hub.endpoint().toString());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        hub.stop();
+        hub.close();
     }
 
     @Test
@@ -86,7 +87,7 @@ class ReshardHubTest {
         // a diffusers pipeline of two components: a reshard writes one checkpoint, so one component is named
         Fixtures.write(root, "acme/pipe/text_encoder/model.safetensors", Fixtures.small().build());
         Fixtures.write(root, "acme/pipe/vae/diffusion_pytorch_model.safetensors", Fixtures.small().build());
-        hub.repository("acme/pipe", List.of("model_index.json", "text_encoder/model.safetensors",
+        hub.repository("acme/pipe", root, List.of("model_index.json", "text_encoder/model.safetensors",
                 "vae/diffusion_pytorch_model.safetensors"));
         Cli.Run whole = InProcess.run(env, "reshard", "--json", "hf://acme/pipe", "--out", out.toString());
         JsonNode failure = whole.json().get(0);

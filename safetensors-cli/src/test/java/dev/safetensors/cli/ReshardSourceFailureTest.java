@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.fixtures.SafetensorsFixture;
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,15 +37,16 @@ class ReshardSourceFailureTest {
         // 256 KiB of tensor: more than the first read, so the bytes take a request of their own
         Fixtures.write(root, "acme/big/model.safetensors",
                 SafetensorsFixture.create().tensor("w", "F32", 65536).build());
-        hub = new FakeHub(root);
-        hub.repository("acme/big", List.of("model.safetensors"));
-        hub.withdrawAfterFirstRead("acme/big", "model.safetensors");
-        env = Map.of("HF_ENDPOINT", hub.endpoint());
+        hub = new FakeHub();
+        hub.repository("acme/big", root, List.of("model.safetensors"));
+        hub.withdrawAfterFirstRead("acme/big", "model.safetensors",
+                Files.readAllBytes(root.resolve("acme/big/model.safetensors")));
+        env = Map.of("HF_ENDPOINT", hub.endpoint().toString());
     }
 
     @AfterAll
     static void stop() throws Exception {
-        hub.stop();
+        hub.close();
     }
 
     @Test

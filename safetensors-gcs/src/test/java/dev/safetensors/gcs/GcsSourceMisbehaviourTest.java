@@ -8,7 +8,7 @@ import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.StorageException;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.SourceChangedException;
-import dev.safetensors.fixtures.EndlessBodyServer;
+import dev.safetensors.fixtures.ScriptedRangeServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -17,7 +17,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
@@ -74,20 +74,20 @@ class GcsSourceMisbehaviourTest {
      * the body was abandoned, not drained (a client that drained would never hang up; the wait for the hang-up is
      * only a guard against that).
      */
-    private static <T extends IOException> T abandoned(EndlessBodyServer endless, int length, Class<T> type)
+    private static <T extends IOException> T abandoned(ScriptedRangeServer endless, int length, Class<T> type)
             throws Exception {
         try (endless; GcsSource s = GcsSource.open(GcsTestServer.storage(endless.endpoint().toString(), 1),
                 BlobId.of("b", "m.safetensors"))) {
             T e = assertThrows(type, () -> s.read(0, ByteBuffer.allocate(length)));
-            long written = endless.hangUp().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
-            assertTrue(written < EndlessBodyServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
+            long written = endless.awaitQuiet(Duration.ofSeconds(HANG_GUARD_SECONDS));
+            assertTrue(written < ScriptedRangeServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
             return e;
         }
     }
 
     @Test
     void aServerThatIgnoresRangeWithAnEndlessBodyFailsWithoutDrainingIt() throws Exception {
-        RangeNotHonouredException e = abandoned(new EndlessBodyServer("200 OK", "x-goog-generation: 1",
+        RangeNotHonouredException e = abandoned(ScriptedRangeServer.endless(200, "x-goog-generation: 1",
                 "Transfer-Encoding: chunked"), 128 * 1024, RangeNotHonouredException.class);
         assertCode(ErrorCode.RANGE_NOT_HONOURED, e);
         assertTrue(e instanceof RangeNotHonouredException, e.toString());
@@ -96,16 +96,16 @@ class GcsSourceMisbehaviourTest {
 
     @Test
     void closingARangeEarlyAbandonsTheRestOfTheBody() throws Exception {
-        long size = EndlessBodyServer.TERABYTE;
-        try (EndlessBodyServer endless = new EndlessBodyServer("206 Partial Content", "x-goog-generation: 1",
+        long size = ScriptedRangeServer.TERABYTE;
+        try (ScriptedRangeServer endless = ScriptedRangeServer.endless(206, "x-goog-generation: 1",
                 "Content-Range: bytes 0-" + (size - 1) + "/" + size, "Transfer-Encoding: chunked");
              GcsSource s = GcsSource.open(GcsTestServer.storage(endless.endpoint().toString(), 1),
                      BlobId.of("b", "m.safetensors"))) {
             try (ReadableByteChannel ch = s.openRange(0, size)) {
                 assertTrue(ch.read(ByteBuffer.allocate(16)) > 0);
             }
-            long written = endless.hangUp().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
-            assertTrue(written < EndlessBodyServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
+            long written = endless.awaitQuiet(Duration.ofSeconds(HANG_GUARD_SECONDS));
+            assertTrue(written < ScriptedRangeServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
         }
     }
 
@@ -187,7 +187,7 @@ class GcsSourceMisbehaviourTest {
     @Test
     void aGzipStoredObjectIsRefusedClearly() throws Exception {
         // What Cloud Storage does for a gzip-stored object without Accept-Encoding: gzip: decompress, ignore Range.
-        StorageException e = abandoned(new EndlessBodyServer("200 OK", "x-goog-generation: 1",
+        StorageException e = abandoned(ScriptedRangeServer.endless(200, "x-goog-generation: 1",
                 "x-goog-stored-content-encoding: gzip", "Transfer-Encoding: chunked"), 100, StorageException.class);
         assertEquals(ErrorCode.IO_ERROR, ErrorCode.of(e), "a property of the object, not a misbehaving server");
         assertTrue(e.getMessage().startsWith("gs://b/m.safetensors: the object is stored with Content-Encoding 'gzip'"),

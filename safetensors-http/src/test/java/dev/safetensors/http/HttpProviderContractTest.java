@@ -1,34 +1,20 @@
 package dev.safetensors.http;
 
-import com.github.tomakehurst.wiremock.WireMockServer;
-
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.fixtures.AbstractProviderContractTest;
 import dev.safetensors.fixtures.SafetensorsFixture;
-
-import org.junit.jupiter.api.AfterAll;
 
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.nio.ByteBuffer;
 import java.util.List;
 
-import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
-import static com.github.tomakehurst.wiremock.client.WireMock.get;
-import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
-
 /**
  * The provider contract for {@code http:}, {@code https:} and {@code hf:}: plain URLs cannot be listed; a provider
  * over the application's {@link HttpClient} leaves it working after it is closed.
  */
 class HttpProviderContractTest extends AbstractProviderContractTest {
-    private static final WireMockServer SERVER = FakeHub.server();
-
-    @AfterAll
-    static void stop() {
-        SERVER.stop();
-    }
 
     @Override
     protected RandomAccessSourceProvider newProvider() {
@@ -50,9 +36,7 @@ class HttpProviderContractTest extends AbstractProviderContractTest {
     @Override
     protected boolean givenClientOutlivesProvider() throws Exception {
         byte[] file = SafetensorsFixture.create().tensor("t", "F32", 4).build();
-        SERVER.stubFor(get(urlPathEqualTo("/given-client.safetensors")).willReturn(aResponse()
-                .withHeader("ETag", "\"given\"").withBody(file).withTransformers(RangeServingTransformer.NAME)));
-        URI uri = URI.create(SERVER.baseUrl() + "/given-client.safetensors");
+        URI uri = SharedRangeServer.get().publish("/given-client.safetensors", file);
         HttpClient client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
         HttpSourceProvider provider = new HttpSourceProvider(HttpSettings.builder().build(), client);
         provider.close();

@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceNotFoundException;
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -70,7 +71,7 @@ class HubCacheTest {
     @Test
     void aPythonCacheIsReadAtACommitWithoutARequest() throws Exception {
         String sha = pythonLayout();
-        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, false));
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
              RandomAccessSource s = p.open(URI.create("hf://acme/cached@" + C + "/model.safetensors"))) {
             assertArrayEquals(BYTES, readAll(s));
             assertEquals(sha, s.attributes().get("linked_etag"));
@@ -87,7 +88,7 @@ class HubCacheTest {
     void aBranchCostsOneHeadOnlineAndNothingOffline() throws Exception {
         pythonLayout();
         HUB.publish("acme/cached", "model.safetensors", BYTES);
-        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, false));
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
              RandomAccessSource s = p.open(URI.create("hf://acme/cached/model.safetensors"))) {
             assertArrayEquals(BYTES, readAll(s));
         }
@@ -96,7 +97,7 @@ class HubCacheTest {
         assertEquals(0, HUB.cdnRequests().size());
 
         HUB.reset();
-        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, true))) {
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, true))) {
             try (RandomAccessSource s = p.open(URI.create("hf://acme/cached/unet/model.safetensors"))) {
                 assertArrayEquals(BYTES, readAll(s));
             }
@@ -114,7 +115,7 @@ class HubCacheTest {
         pythonLayout();
         byte[] other = "other bytes".getBytes(StandardCharsets.US_ASCII);
         HUB.publish("acme/cached", "other.safetensors", other);
-        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, false));
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
              RandomAccessSource s = p.open(URI.create("hf://acme/cached/other.safetensors"))) {
             assertArrayEquals(other, readAll(s));
         }
@@ -122,7 +123,7 @@ class HubCacheTest {
         assertTrue(HUB.hubRequests().get(1).getUrl().contains("/resolve/" + C + "/"), "pinned to the commit");
         HUB.reset();
         HUB.publish("acme/cached", "same.safetensors", BYTES);
-        try (HttpSourceProvider p = new HttpSourceProvider(HUB.settings().build(), new HubCache(root, false));
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
              RandomAccessSource s = p.open(URI.create("hf://acme/cached/same.safetensors"))) {
             assertArrayEquals(BYTES, readAll(s));
         }

@@ -7,6 +7,7 @@ import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class HubRepositoryTest {
     private static final FakeHub HUB = new FakeHub();
     private static final String C = FakeHub.COMMIT;
-    private final HubRepository repositories = new HubRepository(HUB.settings().build());
+    private final HubRepository repositories = new HubRepository(FakeHubSettings.of(HUB).build());
 
     @BeforeEach
     void reset() {
@@ -101,7 +102,7 @@ class HubRepositoryTest {
         assertEquals("datasets/acme/data", l.repository());
         assertEquals(URI.create("hf://datasets/acme/data@" + C + "/model.safetensors"), l.checkpoints().get(0).file());
 
-        HUB.hub.stubFor(get(urlPathEqualTo("/api/models/acme/pr/revision/refs%2Fpr%2F1")).willReturn(aResponse()
+        HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/pr/revision/refs%2Fpr%2F1")).willReturn(aResponse()
                 .withStatus(200).withBody("{\"sha\":\"" + C + "\",\"siblings\":[{\"rfilename\":\"model.safetensors\"}]}")));
         RepositoryListing pr = repositories.list(URI.create("hf://acme/pr@refs%2Fpr%2F1"));
         assertEquals(C, pr.commit());
@@ -118,7 +119,7 @@ class HubRepositoryTest {
         NoSuchFileException missing = assertThrows(NoSuchFileException.class,
                 () -> repositories.list(URI.create("hf://acme/absent@v1")));
         assertEquals(ErrorCode.NOT_FOUND, ErrorCode.of(missing));
-        HUB.hub.stubFor(get(urlPathEqualTo("/api/models/acme/gated/revision/main")).willReturn(aResponse()
+        HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/gated/revision/main")).willReturn(aResponse()
                 .withStatus(403)));
         AccessDeniedException gated = assertThrows(AccessDeniedException.class,
                 () -> repositories.list(URI.create("hf://acme/gated")));
@@ -129,7 +130,7 @@ class HubRepositoryTest {
     void anAnswerThatIsNotAListingIsAServerError() {
         for (String body : List.of("[]", "{\"sha\":\"x\"}", "{\"siblings\":[1]}", "{\"siblings\":[]} x",
                 "{\"siblings\":[],\"siblings\":[]}", "{\"a\":\"\\ud800\",\"siblings\":[]}", "{\"siblings\":[],}")) {
-            HUB.hub.stubFor(get(urlPathEqualTo("/api/models/acme/bad/revision/main")).willReturn(aResponse()
+            HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/bad/revision/main")).willReturn(aResponse()
                     .withStatus(200).withBody(body)));
             StorageException e = assertThrows(StorageException.class,
                     () -> repositories.list(URI.create("hf://acme/bad")), body);
@@ -147,7 +148,7 @@ class HubRepositoryTest {
         byte[] nestedDuplicate = "{\"siblings\":[{\"rfilename\":\"a\",\"rfilename\":\"b\"}]}"
                 .getBytes(StandardCharsets.UTF_8);
         for (byte[] body : List.of(utf32Lookalike, latin1, deep, nestedDuplicate)) {
-            HUB.hub.stubFor(get(urlPathEqualTo("/api/models/acme/bytes/revision/main")).willReturn(aResponse()
+            HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/bytes/revision/main")).willReturn(aResponse()
                     .withStatus(200).withBody(body)));
             StorageException e = assertThrows(StorageException.class,
                     () -> repositories.list(URI.create("hf://acme/bytes")));

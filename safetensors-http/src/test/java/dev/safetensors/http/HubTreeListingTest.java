@@ -7,6 +7,7 @@ import dev.safetensors.ListOptions;
 import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.StorageException;
+import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -26,7 +27,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class HubTreeListingTest {
     private static final FakeHub HUB = new FakeHub();
     private static final String C = FakeHub.COMMIT;
-    private final HttpSourceProvider provider = new HttpSourceProvider(HUB.settings().build());
+    private final HttpSourceProvider provider = new HttpSourceProvider(FakeHubSettings.of(HUB).build());
 
     @BeforeEach
     void reset() {
@@ -44,7 +45,7 @@ class HubTreeListingTest {
         if (next != null) {
             response = response.withHeader("Link", "<" + next + ">; rel=\"next\"");
         }
-        HUB.hub.stubFor(get(urlPathEqualTo(api)).withQueryParam("cursor", cursor == null ? absent() : equalTo(cursor))
+        HUB.hub().stubFor(get(urlPathEqualTo(api)).withQueryParam("cursor", cursor == null ? absent() : equalTo(cursor))
                 .willReturn(response));
     }
 

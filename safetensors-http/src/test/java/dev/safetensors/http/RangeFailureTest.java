@@ -8,8 +8,10 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
-import dev.safetensors.fixtures.EndlessBodyServer;
+import dev.safetensors.fixtures.ScriptedAnswer;
+import dev.safetensors.fixtures.ScriptedRangeServer;
 import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
@@ -18,35 +20,60 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.wireMockConfig;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Servers that answer a range request with something else than the bytes asked. */
+/**
+ * Servers that answer a range request with something else than the bytes asked: WireMock for answers whose headers
+ * contradict each other, the test kit's range server for bodies that misbehave.
+ */
 class RangeFailureTest {
-    private static final WireMockServer SERVER = FakeHub.server();
-    private static final long HANG_GUARD_SECONDS = 60;
+    private static final WireMockServer SERVER = new WireMockServer(wireMockConfig().bindAddress("127.0.0.1")
+            .dynamicPort().http2PlainDisabled(true).gzipDisabled(true));
+    /** Only a guard against a client that never hangs up on an endless body. */
+    private static final Duration HANG_GUARD = Duration.ofSeconds(60);
+
+    private static ScriptedRangeServer ranges;
+
+    static {
+        SERVER.start();
+    }
 
     private final HttpSourceProvider provider = new HttpSourceProvider(HttpSettings.builder()
             .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(5))
             .maxRetries(0).backoff(Duration.ofMillis(1), Duration.ofMillis(10)).build());
 
+    @BeforeAll
+    static void start() throws IOException {
+        ranges = new ScriptedRangeServer();
+    }
+
     @BeforeEach
     void reset() {
         SERVER.resetAll();
+        ranges.reset();
     }
 
     @AfterAll
-    static void stop() {
+    static void stop() throws IOException {
         SERVER.stop();
+        ranges.close();
+    }
+
+    /** Publishes {@code object} and opens it; its first request gets {@code answer}. */
+    private RandomAccessSource scripted(ScriptedAnswer answer, byte[] object) throws IOException {
+        URI uri = ranges.publish("/f", object);
+        ranges.script(answer);
+        return provider.open(uri);
     }
 
     private RandomAccessSource answering(ResponseDefinitionBuilder answer) throws IOException {
@@ -65,24 +92,27 @@ class RangeFailureTest {
 
     @Test
     void anIgnoredRangeWithAWholeBodyFailsWithoutReadingIt() throws Exception {
-        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(new byte[8 << 20]))) {
+        try (RandomAccessSource s = scripted(ScriptedAnswer.ignoreRange(), new byte[8 << 20])) {
             String message = rangeFailure(s, 0, 100);
             assertTrue(message.contains("status 200"), message);
             assertEquals(0, s.statistics().bytesRead(), "the body is not read; anIgnoredRangeIsAbandonedNotDrained"
                     + " shows it is not drained either");
         }
+        assertEquals(1, ranges.requestCount(), "no second try");
     }
 
     @Test
     void anIgnoredRangeIsAbandonedNotDrained() throws Exception {
-        try (EndlessBodyServer endless = new EndlessBodyServer();
-             RandomAccessSource s = provider.open(endless.url())) {
+        try (ScriptedRangeServer endless = new ScriptedRangeServer();
+             RandomAccessSource s = provider.open(endless.url("/endless"))) {
+            endless.script(ScriptedAnswer.endless(200, "Content-Length: " + ScriptedRangeServer.TERABYTE));
             assertThrows(RangeNotHonouredException.class, () -> s.read(0, ByteBuffer.allocate(100)));
             // a client that drained the declared terabyte would never hang up: the wait is a guard against a hang
-            long written = endless.hangUp().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
-            assertTrue(written < EndlessBodyServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes before the client hung"
-                    + " up: no more than the socket buffers hold");
+            long written = endless.awaitQuiet(HANG_GUARD);
+            assertTrue(written < ScriptedRangeServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes"
+                    + " before the client hung up: no more than the socket buffers hold");
             assertEquals(0, s.statistics().bytesRead());
+            assertEquals(1, endless.requestCount());
         }
     }
 
@@ -123,7 +153,7 @@ class RangeFailureTest {
     void aServerWithoutRangesServesAnObjectSmallerThanTheRead() throws Exception {
         byte[] object = new byte[100];
         new java.util.Random(1).nextBytes(object);
-        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(object))) {
+        try (RandomAccessSource s = scripted(ScriptedAnswer.ignoreRange(), object)) {
             ByteBuffer prefix = ByteBuffer.allocate(128 * 1024);
             assertEquals(100, s.read(0, prefix), "the whole object is exactly the bytes asked for");
             assertArrayEquals(object, java.util.Arrays.copyOf(prefix.array(), 100));
@@ -134,7 +164,7 @@ class RangeFailureTest {
 
     @Test
     void aServerWithoutRangesIsRefusedWhenTheObjectIsLongerThanTheRead() throws Exception {
-        try (RandomAccessSource s = answering(aResponse().withStatus(200).withBody(new byte[100]))) {
+        try (RandomAccessSource s = scripted(ScriptedAnswer.ignoreRange(), new byte[100])) {
             assertTrue(rangeFailure(s, 0, 50).contains("status 200"));
             assertEquals(0, s.statistics().bytesRead(), "not one byte of the body is taken");
         }
@@ -158,7 +188,8 @@ class RangeFailureTest {
 
     @Test
     void anEncodedBodyIsRejected() throws Exception {
-        try (RandomAccessSource s = answering(partial("bytes 0-99/1000", 100).withHeader("Content-Encoding", "gzip"))) {
+        try (RandomAccessSource s = scripted(ScriptedAnswer.serve().withHeader("Content-Encoding: gzip"),
+                new byte[1000])) {
             assertTrue(rangeFailure(s, 0, 100).contains("encoded"));
         }
     }

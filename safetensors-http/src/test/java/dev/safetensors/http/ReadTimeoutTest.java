@@ -3,6 +3,8 @@ package dev.safetensors.http;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.StorageException;
+import dev.safetensors.fixtures.ScriptedAnswer;
+import dev.safetensors.fixtures.ScriptedRangeServer;
 import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterEach;
@@ -12,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
+import java.net.URI;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
 
@@ -25,13 +28,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * A server that stalls after the response head can no longer hold a read: {@code java.net.http}'s request timeout
  * ends with the headers, so the read timeout ({@link HttpSettings#readTimeout()}) bounds every wait for body bytes,
  * of ranged answers, redirects and errors alike. The timeout runs on the policy's clock, a {@link ManualTime} that the
- * {@link StallingServer} moves on while it stalls: no test waits a real timeout, and the outcome does not depend on
- * how loaded the machine is. {@link #LIMIT} only guards against a hang (a read the timeout failed to end).
+ * {@link ScriptedRangeServer} moves on by {@link #STALL_STEP} while it holds a connection: no test waits a real
+ * timeout, and the outcome does not depend on how loaded the machine is. {@link #LIMIT} only guards against a hang
+ * (a read the timeout failed to end).
  * {@link IdleTimeoutInputStreamTest} covers a body that keeps coming slowly, on a scripted body.
  */
 class ReadTimeoutTest {
     private static final Duration READ_TIMEOUT = Duration.ofMillis(200);
     private static final Duration LIMIT = Duration.ofSeconds(60);
+    /** How far the client's clock moves each time the server, holding a connection, finds the client still there. */
+    private static final Duration STALL_STEP = Duration.ofMillis(50);
     private static final byte[] OBJECT = new byte[1000];
 
     static {
@@ -41,12 +47,15 @@ class ReadTimeoutTest {
     }
 
     private final ManualTime time = new ManualTime();
-    private StallingServer server;
+    private ScriptedRangeServer server;
+    private URI file;
     private HttpSourceProvider provider;
 
     @BeforeEach
     void start() throws IOException {
-        server = new StallingServer(OBJECT, time);
+        server = new ScriptedRangeServer();
+        file = server.publish("/file", OBJECT);
+        server.whileHolding(() -> time.advance(STALL_STEP));
         provider = new HttpSourceProvider(HttpSettings.builder().readTimeout(READ_TIMEOUT)
                 .remotePolicy(RemotePolicy.builder().maxAttempts(1).time(time).build()).build());
     }
@@ -59,18 +68,38 @@ class ReadTimeoutTest {
 
     @Test
     void aBodyThatStallsMidwayTimesOutNamingTheSource() throws Exception {
-        try (RandomAccessSource s = provider.open(server.url("/stall-206"))) {
+        server.script(ScriptedAnswer.serve().holdAfter(10));
+        try (RandomAccessSource s = provider.open(file)) {
             StorageException e = assertTimeoutPreemptively(LIMIT,
                     () -> assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(100))));
             assertEquals(ErrorCode.TIMEOUT, e.code());
-            assertTrue(e.getMessage().startsWith(server.url("/stall-206") + ": no body bytes arrived for 200 ms"),
+            assertTrue(e.getMessage().startsWith(file + ": no body bytes arrived for 200 ms"),
                     e.getMessage());
             assertEquals(10, s.statistics().bytesRead(), "the bytes that did arrive are counted");
+            assertEquals(10, server.bodyBytesSent(), "and they are all the server sent");
         }
     }
 
     @Test
+    void aStallShorterThanTheTimeoutIsWaitedOut() throws Exception {
+        // the stall lasts just under the timeout on the client's clock, then the rest of the body comes
+        server.whileHolding(() -> {
+            time.advance(READ_TIMEOUT.minusMillis(1));
+            server.release();
+        });
+        server.script(ScriptedAnswer.serve().holdAfter(10));
+        try (RandomAccessSource s = provider.open(file)) {
+            ByteBuffer dst = ByteBuffer.allocate(100);
+            assertEquals(100, assertTimeoutPreemptively(LIMIT, () -> s.read(0, dst)));
+            assertArrayEquals(java.util.Arrays.copyOf(OBJECT, 100), dst.array());
+        }
+        assertEquals(1, server.requestCount(), "no second request: the held answer was read to its end");
+        assertEquals(100, server.bodyBytesSent());
+    }
+
+    @Test
     void aRedirectWhoseBodyNeverComesIsStillFollowed() throws Exception {
+        server.script(ScriptedAnswer.status(302, "Location: /file").declaring(50).holdAfter(0));
         try (RandomAccessSource s = provider.open(server.url("/stall-redirect"))) {
             ByteBuffer dst = ByteBuffer.allocate(100);
             int n = assertTimeoutPreemptively(LIMIT, () -> s.read(0, dst));
@@ -83,6 +112,7 @@ class ReadTimeoutTest {
 
     @Test
     void anErrorWhoseBodyNeverComesFails() throws Exception {
+        server.script(ScriptedAnswer.status(404, "Content-Type: text/plain").declaring(30).holdAfter(0));
         try (RandomAccessSource s = provider.open(server.url("/stall-404"))) {
             assertTimeoutPreemptively(LIMIT,
                     () -> assertThrows(NoSuchFileException.class, () -> s.read(0, ByteBuffer.allocate(100))));
@@ -91,7 +121,7 @@ class ReadTimeoutTest {
 
     @Test
     void timeTheCallerSpendsBetweenReadsDoesNotCount() throws Exception {
-        try (RandomAccessSource s = provider.open(server.url("/file"));
+        try (RandomAccessSource s = provider.open(file);
              ReadableByteChannel range = s.openRange(0, 100)) {
             ByteBuffer dst = ByteBuffer.allocate(100);
             dst.limit(10);
@@ -110,9 +140,11 @@ class ReadTimeoutTest {
     @Test
     void closedBodiesLeaveNoTimerBehind() throws Exception {
         int before = IdleTimeoutInputStream.pendingWatchdogs();
-        try (HttpSourceProvider system = new HttpSourceProvider(HttpSettings.builder().readTimeout(READ_TIMEOUT)
-                .maxRetries(0).build());
-             RandomAccessSource s = system.open(server.url("/file"))) {
+        // the system clock, whose timers are real; a timeout no read comes near, so that a timer left behind would
+        // stay queued, and no read can time out however loaded the machine is
+        try (HttpSourceProvider system = new HttpSourceProvider(HttpSettings.builder()
+                .readTimeout(Duration.ofMinutes(10)).maxRetries(0).build());
+             RandomAccessSource s = system.open(file)) {
             for (int i = 0; i < 50; i++) {
                 assertEquals(100, s.read(i * 10L, ByteBuffer.allocate(100)));
             }

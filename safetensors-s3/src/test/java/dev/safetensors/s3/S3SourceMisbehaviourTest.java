@@ -10,7 +10,7 @@ import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
-import dev.safetensors.fixtures.EndlessBodyServer;
+import dev.safetensors.fixtures.ScriptedRangeServer;
 import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -24,10 +24,10 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
+import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
@@ -74,15 +74,15 @@ class S3SourceMisbehaviourTest {
      * buffers hold: the body was abandoned, not drained (a client that drained would never hang up; the wait for the
      * hang-up is only a guard against that).
      */
-    private static RangeNotHonouredException abandoned(EndlessBodyServer endless, int length, long bytesRead)
+    private static RangeNotHonouredException abandoned(ScriptedRangeServer endless, int length, long bytesRead)
             throws Exception {
         try (endless; S3Client client = WireMockS3.client(endless.endpoint());
              S3Source source = S3Source.open(client, new S3Location(WireMockS3.BUCKET, "endless", null),
                      RemotePolicy.builder().maxAttempts(1).time(new ManualTime()).build())) {
             RangeNotHonouredException e = assertThrows(RangeNotHonouredException.class,
                     () -> source.read(0, ByteBuffer.allocate(length)));
-            long written = endless.hangUp().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
-            assertTrue(written < EndlessBodyServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
+            long written = endless.awaitQuiet(Duration.ofSeconds(HANG_GUARD_SECONDS));
+            assertTrue(written < ScriptedRangeServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
             assertEquals(bytesRead, source.statistics().bytesRead());
             return e;
         }
@@ -90,14 +90,14 @@ class S3SourceMisbehaviourTest {
 
     @Test
     void aServerThatIgnoresRangeAndSendsAnEndlessWholeBodyIsRefusedWithoutDrainingIt() throws Exception {
-        RangeNotHonouredException e = abandoned(new EndlessBodyServer("200 OK", "ETag: " + ETAG,
+        RangeNotHonouredException e = abandoned(ScriptedRangeServer.endless(200, "ETag: " + ETAG,
                 "Transfer-Encoding: chunked"), 128 * 1024, 0);
         assertTrue(e.getMessage().contains("status 200"), e.getMessage());
     }
 
     @Test
     void aBodyLongerThanItsContentRangeIsCutAfterTheAskedBytes() throws Exception {
-        RangeNotHonouredException e = abandoned(new EndlessBodyServer("206 Partial Content", "ETag: " + ETAG,
+        RangeNotHonouredException e = abandoned(ScriptedRangeServer.endless(206, "ETag: " + ETAG,
                 "Content-Range: bytes 0-99/" + LARGE, "Transfer-Encoding: chunked"), 100, 100);
         assertTrue(e.getMessage().contains("more than the 100 bytes"), e.getMessage());
     }
@@ -346,8 +346,8 @@ class S3SourceMisbehaviourTest {
 
     @Test
     void closingATensorStreamEarlyAbandonsTheRestOfTheBody() throws Exception {
-        long size = EndlessBodyServer.TERABYTE;
-        try (EndlessBodyServer endless = new EndlessBodyServer("206 Partial Content", "ETag: " + ETAG,
+        long size = ScriptedRangeServer.TERABYTE;
+        try (ScriptedRangeServer endless = ScriptedRangeServer.endless(206, "ETag: " + ETAG,
                 "Content-Range: bytes 0-" + (size - 1) + "/" + size, "Transfer-Encoding: chunked");
              S3Client client = WireMockS3.client(endless.endpoint());
              S3Source source = S3Source.open(client, new S3Location(WireMockS3.BUCKET, "endless", null),
@@ -355,8 +355,8 @@ class S3SourceMisbehaviourTest {
             try (ReadableByteChannel tensor = source.openRange(0, size)) {
                 assertTrue(tensor.read(ByteBuffer.allocate(1000)) > 0);
             }
-            long written = endless.hangUp().get(HANG_GUARD_SECONDS, TimeUnit.SECONDS);
-            assertTrue(written < EndlessBodyServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
+            long written = endless.awaitQuiet(Duration.ofSeconds(HANG_GUARD_SECONDS));
+            assertTrue(written < ScriptedRangeServer.ABANDONED_AT_MOST, "the server sent " + written + " body bytes");
         }
     }
 
