@@ -17,9 +17,9 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /**
  * Regression (issue 22): {@code inspect hf://...} reads a repository under the run's policy, not a fixed strict one:
  * a header with leading whitespace (which the official crate accepts) is refused by default and accepted with
- * {@code --policy official}, on the fake Hub.
+ * {@code --policy official}, on the fake Hub, in process (the launcher adds nothing to this).
  */
-class HubPolicyIT {
+class HubPolicyTest {
     @TempDir
     static Path root;
     private static FakeHub hub;
@@ -41,10 +41,10 @@ class HubPolicyIT {
 
     @Test
     void aRepositoryIsReadUnderTheRunsPolicy() {
-        Cli.Run strict = Cli.run(env, "inspect", "--json", "hf://acme/spaced").exits(1);
+        Cli.Run strict = InProcess.run(env, "inspect", "--json", "hf://acme/spaced").exits(1);
         assertEquals("HEADER_START", strict.json().get(0).get("code").asString(), strict.describe());
 
-        Cli.Run official = Cli.run(env, "inspect", "--json", "--policy", "official", "hf://acme/spaced").exits(0);
+        Cli.Run official = InProcess.run(env, "inspect", "--json", "--policy", "official", "hf://acme/spaced").exits(0);
         JsonNode m = official.json().get(0);
         assertEquals("valid", m.get("status").asString(), official.describe());
         assertEquals(1, m.get("tensor_count").asInt(), official.describe());
