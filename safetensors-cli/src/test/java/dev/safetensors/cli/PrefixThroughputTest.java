@@ -5,8 +5,6 @@ import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 import java.util.Locale;
-import java.util.Map;
-import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
@@ -31,12 +29,6 @@ class PrefixThroughputTest {
         for (int i = 0; i < 200; i++) {
             s3.put(BUCKET, String.format("few/m%04d.safetensors", i), file);
         }
-        Map<String, String> saved = new TreeMap<>();
-        for (Map.Entry<String, String> e : Map.of("aws.accessKeyId", LoopbackS3.ACCESS_KEY, "aws.secretAccessKey",
-                LoopbackS3.SECRET_KEY, "aws.region", "us-east-1").entrySet()) {
-            saved.put(e.getKey(), System.getProperty(e.getKey()));
-            System.setProperty(e.getKey(), e.getValue());
-        }
         try (DelayingProxy slow = new DelayingProxy(s3.port(), DELAY_MILLIS)) {
             String endpoint = "http://127.0.0.1:" + slow.port();
             double many = run(endpoint, "s3://" + BUCKET + "/many/", 16, 2_000);
@@ -45,21 +37,13 @@ class PrefixThroughputTest {
             System.out.printf(Locale.ROOT, "THROUGHPUT 50 ms per request: --jobs 16 over 2,000 objects %.0f"
                     + " objects/s = %.0f%% of %.0f; --jobs 1 over 200 objects %.1f objects/s (bound 20); ratio"
                     + " %.1fx%n", many, 100 * many / bound, bound, few, many / few);
-        } finally {
-            saved.forEach((k, v) -> {
-                if (v == null) {
-                    System.clearProperty(k);
-                } else {
-                    System.setProperty(k, v);
-                }
-            });
         }
     }
 
     private static double run(String endpoint, String prefix, int jobs, int objects) {
         long start = System.nanoTime();
-        Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--jobs", Integer.toString(jobs),
-                "--s3-endpoint", endpoint, "--s3-path-style", prefix).exits(0);
+        Cli.Run run = InProcess.run(InProcess.S3_ENV, "validate", "--json", "--recursive", "--jobs",
+                Integer.toString(jobs), "--s3-endpoint", endpoint, "--s3-path-style", prefix).exits(0);
         long took = System.nanoTime() - start;
         assertEquals(objects, run.json().size(), run.stderr());
         return objects / (took / 1e9);

@@ -1,7 +1,6 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.fixtures.LoopbackS3;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -22,15 +21,14 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code verify --manifest} of the same prefix, matched one to one with its manifest.
  */
 class PrefixValidateS3Test {
-    // the module's one set of AWS settings: the SDK reads them from JVM-wide system properties (InProcess)
-    private static final String ACCESS_KEY = InProcess.S3_ENV.get("AWS_ACCESS_KEY_ID");
-    private static final String SECRET_KEY = InProcess.S3_ENV.get("AWS_SECRET_ACCESS_KEY");
+    // every run is handed the module's one set of AWS settings (InProcess.S3_ENV): the SDK reads them from
+    // JVM-wide system properties, which InProcess sets and no class clears, so classes running at once agree
+    private static final Map<String, String> ENV = InProcess.S3_ENV;
     private static final String BUCKET = "prefixes";
 
     @TempDir
     static Path bucket;
     private static String endpoint;
-    private static final Map<String, String> SAVED = new TreeMap<>();
 
     @BeforeAll
     static void start() throws Exception {
@@ -44,23 +42,6 @@ class PrefixValidateS3Test {
         LoopbackS3 s3 = LoopbackS3.shared();
         s3.putFiles(BUCKET, bucket);
         endpoint = s3.endpoint().toString();
-        for (Map.Entry<String, String> e : Map.of("aws.accessKeyId", ACCESS_KEY, "aws.secretAccessKey", SECRET_KEY,
-                "aws.region", "us-east-1").entrySet()) {
-            String old = System.getProperty(e.getKey());
-            SAVED.put(e.getKey(), old);
-            System.setProperty(e.getKey(), e.getValue());
-        }
-    }
-
-    @AfterAll
-    static void stop() {
-        SAVED.forEach((k, v) -> {
-            if (v == null) {
-                System.clearProperty(k);
-            } else {
-                System.setProperty(k, v);
-            }
-        });
     }
 
     private static Map<String, JsonNode> bySource(Cli.Run run) {
@@ -73,11 +54,12 @@ class PrefixValidateS3Test {
 
     @Test
     void recursivePrefixGivesOneLinePerObjectAndCountsItsRequests() {
-        Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--s3-endpoint", endpoint,
+        Cli.Run run = InProcess.run(ENV, "validate", "--json", "--recursive", "--s3-endpoint", endpoint,
                 "--s3-path-style", "s3://prefixes/run/").exits(1);
         Map<String, JsonNode> lines = bySource(run);
-        assertEquals(java.util.Set.of("s3://prefixes/run/a.safetensors|file", "s3://prefixes/run/broken.safetensors|file",
-                "s3://prefixes/run/nested/b.safetensors|file", "s3://prefixes/run/nested/deeper/c.safetensors|file",
+        assertEquals(java.util.Set.of("s3://prefixes/run/a.safetensors|file",
+                "s3://prefixes/run/broken.safetensors|file", "s3://prefixes/run/nested/b.safetensors|file",
+                "s3://prefixes/run/nested/deeper/c.safetensors|file",
                 "s3://prefixes/run/sharded/model-00001-of-00002.safetensors|shard",
                 "s3://prefixes/run/sharded/model-00002-of-00002.safetensors|shard",
                 "s3://prefixes/run/sharded/model.safetensors.index.json|checkpoint"), lines.keySet(), run.describe());
@@ -103,22 +85,22 @@ class PrefixValidateS3Test {
 
     @Test
     void oneLevelPrefixSkipsSubprefixes() {
-        Cli.Run run = InProcess.run("validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
+        Cli.Run run = InProcess.run(ENV, "validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
                 "s3://prefixes/run/").exits(1);
-        assertEquals(java.util.Set.of("s3://prefixes/run/a.safetensors|file", "s3://prefixes/run/broken.safetensors|file"),
-                bySource(run).keySet(), run.describe());
+        assertEquals(java.util.Set.of("s3://prefixes/run/a.safetensors|file",
+                "s3://prefixes/run/broken.safetensors|file"), bySource(run).keySet(), run.describe());
     }
 
     @Test
     void excludeAndIncludeGlobsSelectNames() {
-        Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--exclude", "broken*", "--include",
+        Cli.Run run = InProcess.run(ENV, "validate", "--json", "--recursive", "--exclude", "broken*", "--include",
                 "*.safetensors", "--s3-endpoint", endpoint, "--s3-path-style", "s3://prefixes/run/").exits(0);
         assertEquals(5, run.json().size(), run.describe());
     }
 
     @Test
     void verifyMatchesAPrefixWithItsManifest(@TempDir Path tmp) throws Exception {
-        Cli.Run made = InProcess.run("manifest", "--recursive", "--exclude", "broken*", "--s3-endpoint", endpoint,
+        Cli.Run made = InProcess.run(ENV, "manifest", "--recursive", "--exclude", "broken*", "--s3-endpoint", endpoint,
                 "--s3-path-style", "s3://prefixes/run/").exits(0);
         String gone = "{\"source\":\"s3://prefixes/run/nested/gone.safetensors\",\"size\":1,\"sha256\":\""
                 + "0".repeat(64) + "\"},\n";
@@ -126,7 +108,7 @@ class PrefixValidateS3Test {
         Path manifest = Files.writeString(tmp.resolve("run.manifest.json"),
                 made.out().replace("\"files\": [\n", "\"files\": [\n" + gone));
         assertTrue(Files.readString(manifest).contains("gone.safetensors"), made.describe());
-        Cli.Run run = InProcess.run("verify", "--json", "--manifest", manifest.toString(), "--recursive",
+        Cli.Run run = InProcess.run(ENV, "verify", "--json", "--manifest", manifest.toString(), "--recursive",
                 "--s3-endpoint", endpoint, "--s3-path-style", "s3://prefixes/run/").exits(3);
         Map<String, JsonNode> lines = bySource(run);
         assertEquals("valid", lines.get("s3://prefixes/run/nested/deeper/c.safetensors|file").get("status").asString());
@@ -142,7 +124,7 @@ class PrefixValidateS3Test {
 
     @Test
     void aMissingBucketIsOneErrorLine() {
-        Cli.Run run = InProcess.run("validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
+        Cli.Run run = InProcess.run(ENV, "validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
                 "s3://no-such-bucket/run/").exits(3);
         JsonNode line = run.json().get(0);
         assertEquals("error", line.get("status").asString(), run.describe());
