@@ -1,6 +1,7 @@
 package dev.safetensors.examples;
 
 import dev.safetensors.fixtures.FolderServer;
+import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -33,21 +34,20 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * same projects with Maven against a throwaway repository and checks the versions the BOM gives them.
  */
 class DownstreamIT {
-    private static final String ACCESS_KEY = "downstream-access-key";
-    private static final String SECRET_KEY = "downstream-secret-key";
     private static final Path LIB = Path.of("target", "lib");
     private static final Path SAMPLE = Path.of("data", "sample.safetensors").toAbsolutePath();
 
     @TempDir
     static Path store;
-    private static LocalS3Proxy proxy;
+    private static LoopbackS3 proxy;
     private static FolderServer web;
 
     @BeforeAll
     static void start() throws Exception {
         Path bucket = Files.createDirectories(store.resolve("models"));
         Files.copy(SAMPLE, bucket.resolve("sample.safetensors"));
-        proxy = LocalS3Proxy.start(store, ACCESS_KEY, SECRET_KEY);
+        // a server of its own over the folder: this class runs in failsafe's JVM, where no other class starts s3proxy
+        proxy = LoopbackS3.overFolder(store);
         web = new FolderServer(SAMPLE.getParent());
     }
 
@@ -129,8 +129,8 @@ class DownstreamIT {
         command.add("s3://models/sample.safetensors");
         command.add("http://" + web.hostAndPort() + "/sample.safetensors");
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true);
-        builder.environment().put("AWS_ACCESS_KEY_ID", ACCESS_KEY);
-        builder.environment().put("AWS_SECRET_ACCESS_KEY", SECRET_KEY);
+        builder.environment().put("AWS_ACCESS_KEY_ID", LoopbackS3.ACCESS_KEY);
+        builder.environment().put("AWS_SECRET_ACCESS_KEY", LoopbackS3.SECRET_KEY);
         builder.environment().put("AWS_EC2_METADATA_DISABLED", "true");
         builder.environment().put("AWS_CONFIG_FILE", store.resolve("no-aws-config").toString());
         builder.environment().put("AWS_SHARED_CREDENTIALS_FILE", store.resolve("no-aws-credentials").toString());

@@ -1,7 +1,6 @@
 package dev.safetensors.examples;
 
 import dev.safetensors.azure.testing.Azurite;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -22,15 +21,8 @@ class InspectAzureTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
+        azurite = Azurite.shared();
         azurite.put("models", "sample.safetensors", Files.readAllBytes(Path.of("data", "sample.safetensors")));
-    }
-
-    @AfterAll
-    static void stop() {
-        if (azurite != null) {
-            azurite.close();
-        }
     }
 
     private static ExampleProcess.Result inspect(String location) throws Exception {

@@ -2,7 +2,7 @@ package dev.safetensors.examples;
 
 import dev.safetensors.DType;
 import dev.safetensors.core.SafetensorsWriter;
-import org.junit.jupiter.api.AfterAll;
+import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,22 +15,20 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@link InspectS3} against s3proxy, a real S3 API server, over a filesystem blob store in which every folder is a
- * bucket and every file an object; it checks the AWS signatures of the keys handed to the example.
+ * {@link InspectS3} against s3proxy, a real S3 API server (the test JVM's shared {@link LoopbackS3}, in which this
+ * class writes keys of its own); it checks the AWS signatures of the keys handed to the example.
  */
 class InspectS3Test {
-    private static final String ACCESS_KEY = "examples-access-key";
-    private static final String SECRET_KEY = "examples-secret-key";
+    private static final String ACCESS_KEY = LoopbackS3.ACCESS_KEY;
+    private static final String SECRET_KEY = LoopbackS3.SECRET_KEY;
 
     @TempDir
-    static Path store;
-    private static LocalS3Proxy proxy;
+    static Path bucket;
     private static String endpoint;
     private static long largeHeaderFileSize;
 
     @BeforeAll
     static void start() throws Exception {
-        Path bucket = Files.createDirectories(store.resolve("models"));
         Files.copy(Path.of("data", "sample.safetensors"), bucket.resolve("sample.safetensors"));
         // 3,000 tensors: a header of about 200 KB, past the 128 KiB prefix, so the header costs a second GET
         SafetensorsWriter large = SafetensorsWriter.create();
@@ -39,13 +37,9 @@ class InspectS3Test {
         }
         largeHeaderFileSize = large.writeTo(bucket.resolve("large-header.safetensors"));
 
-        proxy = LocalS3Proxy.start(store, ACCESS_KEY, SECRET_KEY);
-        endpoint = proxy.endpoint();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        proxy.close();
+        LoopbackS3 s3 = LoopbackS3.shared();
+        s3.putFiles("models", bucket);
+        endpoint = s3.endpoint().toString();
     }
 
     private static ExampleProcess.Result inspect(String uri) throws Exception {

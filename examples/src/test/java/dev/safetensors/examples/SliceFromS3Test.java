@@ -2,36 +2,35 @@ package dev.safetensors.examples;
 
 import dev.safetensors.DType;
 import dev.safetensors.core.SafetensorsWriter;
-import org.junit.jupiter.api.AfterAll;
+import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** {@link SliceFromS3} against s3proxy: a row range of a 1 MiB matrix costs the header GET and one ranged GET. */
+/**
+ * {@link SliceFromS3} against s3proxy (the test JVM's shared {@link LoopbackS3}, in which this class writes a key of
+ * its own): a row range of a 1 MiB matrix costs the header GET and one ranged GET. */
 class SliceFromS3Test {
-    private static final String ACCESS_KEY = "examples-access-key";
-    private static final String SECRET_KEY = "examples-secret-key";
+    private static final String ACCESS_KEY = LoopbackS3.ACCESS_KEY;
+    private static final String SECRET_KEY = LoopbackS3.SECRET_KEY;
     private static final int ROWS = 1024;
     private static final int COLUMNS = 256;
 
     @TempDir
-    static Path store;
-    private static LocalS3Proxy proxy;
+    static Path bucket;
     private static String endpoint;
     private static long headerBytes;
 
     @BeforeAll
     static void start() throws Exception {
-        Path bucket = Files.createDirectories(store.resolve("models"));
         // element (r, c) is r + c / 1000, so the rows printed are easy to check
         ByteBuffer values = ByteBuffer.allocate(ROWS * COLUMNS * 4).order(ByteOrder.LITTLE_ENDIAN);
         for (int r = 0; r < ROWS; r++) {
@@ -43,13 +42,9 @@ class SliceFromS3Test {
                 .writeTo(bucket.resolve("matrix.safetensors"));
         headerBytes = size - ROWS * COLUMNS * 4L;
 
-        proxy = LocalS3Proxy.start(store, ACCESS_KEY, SECRET_KEY);
-        endpoint = proxy.endpoint();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        proxy.close();
+        LoopbackS3 s3 = LoopbackS3.shared();
+        s3.putFiles("models", bucket);
+        endpoint = s3.endpoint().toString();
     }
 
     @Test

@@ -7,7 +7,6 @@ import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.azure.testing.Azurite;
 import dev.safetensors.fixtures.AbstractProviderContractTest;
 
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
 import java.net.URI;
@@ -25,14 +24,7 @@ class AzureProviderContractTest extends AbstractProviderContractTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
-    }
-
-    @AfterAll
-    static void stop() {
-        if (azurite != null) {
-            azurite.close();
-        }
+        azurite = Azurite.shared();
     }
 
     @Override

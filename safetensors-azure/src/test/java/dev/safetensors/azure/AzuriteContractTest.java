@@ -17,7 +17,7 @@ class AzuriteContractTest extends AbstractRandomAccessSourceContractTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
+        azurite = Azurite.shared();
         provider = new AzureSourceProvider(AzureClientOptions.builder()
                 .connectionString(azurite.connectionString()).build());
     }
@@ -26,9 +26,6 @@ class AzuriteContractTest extends AbstractRandomAccessSourceContractTest {
     static void stop() {
         if (provider != null) {
             provider.close();
-        }
-        if (azurite != null) {
-            azurite.close();
         }
     }
 

@@ -45,7 +45,7 @@ class AzuriteListingTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
+        azurite = Azurite.shared();
         BlobServiceClient counted = new BlobServiceClientBuilder().connectionString(azurite.connectionString())
                 .addPolicy(new HttpPipelineSyncPolicy() {
                     @Override
@@ -62,9 +62,9 @@ class AzuriteListingTest {
         for (int i = 0; i < FILES; i++) {
             // nested prefixes: a/ holds 10, a/b/ holds 10, the top holds 5
             String folder = i < 10 ? "run/a/" : i < 20 ? "run/a/b/" : "run/";
-            azurite.put("models", folder + String.format("m%02d.safetensors", i), file);
+            azurite.put("listing", folder + String.format("m%02d.safetensors", i), file);
         }
-        azurite.put("models", "other/outside.safetensors", file);
+        azurite.put("listing", "other/outside.safetensors", file);
         provider = new AzureSourceProvider(counted);
     }
 
@@ -72,9 +72,6 @@ class AzuriteListingTest {
     static void stop() {
         if (provider != null) {
             provider.close();
-        }
-        if (azurite != null) {
-            azurite.close();
         }
     }
 
@@ -95,7 +92,7 @@ class AzuriteListingTest {
     @Test
     void aPrefixOfNBlobsCostsCeilNOverPageSizeListsThenOneGetPerFile() throws Exception {
         List<ListEntry> entries;
-        try (Listing listing = provider.list(Location.parse("az://models/run/"),
+        try (Listing listing = provider.list(Location.parse("az://listing/run/"),
                 ListOptions.DEFAULT.withRecursive(true).withPageSize(PAGE))) {
             entries = all(listing);
             assertEquals(3, listing.cost().requests(), "ceil(25 / 10) pages");
@@ -105,7 +102,7 @@ class AzuriteListingTest {
         assertEquals(0, getRequests.get());
         for (ListEntry e : entries) {
             assertTrue(e.isFile());
-            assertTrue(e.location().text().startsWith("az://models/run/"), e.location().text());
+            assertTrue(e.location().text().startsWith("az://listing/run/"), e.location().text());
             assertEquals(AzuriteReadsTest.tinySafetensors().length, e.size());
             assertTrue(e.version().isPresent() && e.lastModified().isPresent());
             try (RandomAccessSource source = provider.open(e.location().uri().orElseThrow())) {
@@ -118,12 +115,12 @@ class AzuriteListingTest {
 
     @Test
     void oneLevelGivesTheBlobsAndTheFoldersBelowThePrefix() throws Exception {
-        try (Listing listing = provider.list(Location.parse("az://models/run/a/"), ListOptions.DEFAULT)) {
+        try (Listing listing = provider.list(Location.parse("az://listing/run/a/"), ListOptions.DEFAULT)) {
             List<ListEntry> entries = all(listing);
             assertEquals(11, entries.size(), entries.toString());
             List<String> folders = entries.stream().filter(e -> e.kind() == ListEntry.Kind.FOLDER)
                     .map(e -> e.location().text()).toList();
-            assertEquals(List.of("az://models/run/a/b/"), folders);
+            assertEquals(List.of("az://listing/run/a/b/"), folders);
             assertEquals(10, entries.stream().filter(ListEntry::isFile).count());
         }
         assertEquals(1, listRequests.get());
@@ -131,7 +128,7 @@ class AzuriteListingTest {
 
     @Test
     void anAbfssPrefixListsAsAbfssLocationsThatOpen() throws Exception {
-        String base = "abfss://models@" + Azurite.ACCOUNT + ".dfs.core.windows.net";
+        String base = "abfss://listing@" + Azurite.ACCOUNT + ".dfs.core.windows.net";
         try (Listing listing = provider.list(Location.parse(base + "/run/a/b"), ListOptions.DEFAULT)) {
             List<ListEntry> entries = all(listing);
             assertEquals(10, entries.size());
@@ -145,7 +142,7 @@ class AzuriteListingTest {
 
     @Test
     void theWholeContainerListsWhenThePathIsEmpty() throws Exception {
-        try (Listing listing = provider.list(Location.parse("az://models/"),
+        try (Listing listing = provider.list(Location.parse("az://listing/"),
                 ListOptions.DEFAULT.withRecursive(true))) {
             assertEquals(FILES + 1, all(listing).size());
         }
@@ -162,10 +159,10 @@ class AzuriteListingTest {
     @Test
     void openingAPrefixStaysRefusedAndAPinnedPrefixIsNotListed() {
         InvalidLocationException opened = assertThrows(InvalidLocationException.class,
-                () -> provider.open(URI.create("az://models/run/")));
+                () -> provider.open(URI.create("az://listing/run/")));
         assertEquals(ErrorCode.INVALID_SOURCE, opened.code());
         InvalidLocationException pinned = assertThrows(InvalidLocationException.class,
-                () -> provider.list(Location.parse("az://models/run/?versionid=2024-01-01T00:00:00.0000000Z"),
+                () -> provider.list(Location.parse("az://listing/run/?versionid=2024-01-01T00:00:00.0000000Z"),
                         ListOptions.DEFAULT));
         assertEquals(ErrorCode.INVALID_SOURCE, pinned.code());
         assertEquals(0, listRequests.get() + getRequests.get());

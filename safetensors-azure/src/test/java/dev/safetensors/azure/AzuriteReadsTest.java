@@ -29,7 +29,7 @@ class AzuriteReadsTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
+        azurite = Azurite.shared();
         // the way the command is configured: account, key and endpoint, as the environment variables give them
         configured = new AzureSourceProvider(AzureClientOptions.builder().account(Azurite.ACCOUNT).key(Azurite.KEY)
                 .endpoint(azurite.endpoint()).build());
@@ -39,9 +39,6 @@ class AzuriteReadsTest {
     static void stop() {
         if (configured != null) {
             configured.close();
-        }
-        if (azurite != null) {
-            azurite.close();
         }
     }
 

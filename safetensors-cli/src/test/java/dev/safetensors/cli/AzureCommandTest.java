@@ -26,7 +26,7 @@ class AzureCommandTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
+        azurite = Azurite.shared();
         small = Fixtures.small().build();
         azurite.put("models", "tiny.safetensors", small);
         azurite.configureSystemProperties();
@@ -35,9 +35,6 @@ class AzureCommandTest {
     @AfterAll
     static void stop() {
         Azurite.clearSystemProperties();
-        if (azurite != null) {
-            azurite.close();
-        }
     }
 
     @Test

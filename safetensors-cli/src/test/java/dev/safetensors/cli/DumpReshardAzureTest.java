@@ -35,7 +35,7 @@ class DumpReshardAzureTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
+        azurite = Azurite.shared();
         small = Fixtures.small().build();
         azurite.put("models", "single/model.safetensors", small);
         Fixtures.twoShards(source);
@@ -50,9 +50,6 @@ class DumpReshardAzureTest {
     @AfterAll
     static void stop() {
         Azurite.clearSystemProperties();
-        if (azurite != null) {
-            azurite.close();
-        }
     }
 
     private static byte[] bytes(ByteBuffer b) {

@@ -1,5 +1,7 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.fixtures.LoopbackS3;
+
 import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -21,9 +23,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * of this module uses the same ones ({@link #S3_ENV}) and a different value is refused rather than raced.
  */
 final class InProcess {
-    /** The AWS settings every in-process S3 run of this module uses: the SDK reads them from system properties. */
-    static final Map<String, String> S3_ENV = Map.of("AWS_ACCESS_KEY_ID", "cli-test-access-key",
-            "AWS_SECRET_ACCESS_KEY", "cli-test-secret-key", "AWS_REGION", "us-east-1",
+    /**
+     * The AWS settings every in-process S3 run of this module uses (the SDK reads them from system properties): the
+     * test kit's keys, which its s3proxy ({@link LoopbackS3}) checks.
+     */
+    static final Map<String, String> S3_ENV = Map.of("AWS_ACCESS_KEY_ID", LoopbackS3.ACCESS_KEY,
+            "AWS_SECRET_ACCESS_KEY", LoopbackS3.SECRET_KEY, "AWS_REGION", "us-east-1",
             "AWS_EC2_METADATA_DISABLED", "true");
     private static final Map<String, String> AWS_PROPERTIES = Map.of("AWS_ACCESS_KEY_ID", "aws.accessKeyId",
             "AWS_SECRET_ACCESS_KEY", "aws.secretAccessKey", "AWS_REGION", "aws.region",

@@ -6,10 +6,7 @@ import dev.safetensors.core.CheckpointOptions;
 import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.s3.S3ClientOptions;
 import dev.safetensors.s3.S3SourceProvider;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
+import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -22,48 +19,38 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
-import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
- * Regression (issue 22): a sharded checkpoint on s3proxy (a real S3 API server in this JVM, on loopback) opened
- * through a registry that holds the application's own {@code S3Client}, configured in code: no region, endpoint or
- * credentials come from the environment, and every request, the index's and every shard's, goes through that client
- * (counted by an interceptor on it). Before the fix, every shard was reopened through the installed S3 provider,
+ * Regression (issue 22): a sharded checkpoint on s3proxy (a real S3 API server in this JVM, on loopback: the
+ * module's shared {@link LoopbackS3}, in a bucket of this class's own) opened through a registry that holds the
+ * application's own {@code S3Client}, configured in code: no region, endpoint or credentials come from the
+ * environment, and every request, the index's and every shard's, goes through that client (counted by an
+ * interceptor on it). Before the fix, every shard was reopened through the installed S3 provider,
  * which needs {@code AWS_REGION}.
  */
 class OwnS3ClientCheckpointTest {
-    private static final String ACCESS_KEY = "own-client-access-key";
-    private static final String SECRET_KEY = "own-client-secret-key";
-    private static final String INDEX = "s3://models/sharded/model.safetensors.index.json";
+    private static final String BUCKET = "own-client";
+    private static final String INDEX = "s3://" + BUCKET + "/sharded/model.safetensors.index.json";
 
     @TempDir
-    static Path store;
-    private static BlobStoreContext context;
-    private static S3Proxy proxy;
+    static Path shards;
     private static S3Client client;
     private static final List<String> REQUESTS = new CopyOnWriteArrayList<>();
 
     @BeforeAll
     static void start() throws Exception {
-        Fixtures.twoShards(Files.createDirectories(store.resolve("models")).resolve("sharded"));
-        Properties properties = new Properties();
-        properties.setProperty("jclouds.filesystem.basedir", store.toString());
-        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
-        proxy.start();
-        assertEquals("STARTED", proxy.getState(), "s3proxy started");
-        client = S3ClientOptions.DEFAULT.withEndpoint(URI.create("http://127.0.0.1:" + proxy.getPort()))
-                .withPathStyle(true).clientBuilder().region(Region.US_EAST_1)
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(ACCESS_KEY,
-                        SECRET_KEY)))
+        Fixtures.twoShards(shards.resolve("sharded"));
+        LoopbackS3 s3 = LoopbackS3.shared();
+        s3.putFiles(BUCKET, shards);
+        client = S3ClientOptions.DEFAULT.withEndpoint(s3.endpoint()).withPathStyle(true).clientBuilder()
+                .region(Region.US_EAST_1)
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
+                        LoopbackS3.ACCESS_KEY, LoopbackS3.SECRET_KEY)))
                 .overrideConfiguration(c -> c.addExecutionInterceptor(new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution execution, ExecutionAttributes attributes) {
@@ -76,8 +63,6 @@ class OwnS3ClientCheckpointTest {
     @AfterAll
     static void stop() throws Exception {
         client.close();
-        proxy.stop();
-        context.close();
     }
 
     @Test

@@ -32,7 +32,7 @@ class PrefixValidateAzureTest {
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.start();
+        azurite = Azurite.shared();
         byte[] small = Fixtures.small().build();
         azurite.put("models", "run/a.safetensors", small);
         azurite.put("models", "run/nested/b.safetensors", small);
@@ -52,9 +52,6 @@ class PrefixValidateAzureTest {
     @AfterAll
     static void stop() {
         Azurite.clearSystemProperties();
-        if (azurite != null) {
-            azurite.close();
-        }
     }
 
     private static Map<String, JsonNode> bySource(Cli.Run run) {

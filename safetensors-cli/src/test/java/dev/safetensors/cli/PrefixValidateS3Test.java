@@ -1,45 +1,37 @@
 package dev.safetensors.cli;
 
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
-import org.junit.jupiter.api.AfterAll;
+import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.Properties;
 import java.util.TreeMap;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code validate --json s3://BUCKET/PREFIX/} in this JVM against s3proxy: one line per object with its verdict,
- * each shard once under its index, one request per file whose header fits the first read, and the listing's pages
- * in the summary; and {@code verify --manifest} of the same prefix, matched one to one with its manifest.
+ * {@code validate --json s3://BUCKET/PREFIX/} in this JVM against s3proxy (the module's shared {@link LoopbackS3},
+ * in a bucket of this class's own, {@value #BUCKET}): one line per object with its verdict, each shard once under
+ * its index, one request per file whose header fits the first read, and the listing's pages in the summary; and
+ * {@code verify --manifest} of the same prefix, matched one to one with its manifest.
  */
 class PrefixValidateS3Test {
-    // the module's one set of AWS settings: the SDK reads them from JVM-wide system properties (InProcess)
-    private static final String ACCESS_KEY = InProcess.S3_ENV.get("AWS_ACCESS_KEY_ID");
-    private static final String SECRET_KEY = InProcess.S3_ENV.get("AWS_SECRET_ACCESS_KEY");
+    // every run is handed the module's one set of AWS settings (InProcess.S3_ENV): the SDK reads them from
+    // JVM-wide system properties, which InProcess sets and no class clears, so classes running at once agree
+    private static final Map<String, String> ENV = InProcess.S3_ENV;
+    private static final String BUCKET = "prefixes";
 
     @TempDir
-    static Path store;
-    private static BlobStoreContext context;
-    private static S3Proxy proxy;
+    static Path bucket;
     private static String endpoint;
-    private static final Map<String, String> SAVED = new TreeMap<>();
 
     @BeforeAll
     static void start() throws Exception {
-        Path bucket = Files.createDirectories(store.resolve("models"));
         Fixtures.write(bucket, "run/a.safetensors", Fixtures.small().build());
         Fixtures.write(bucket, "run/nested/b.safetensors", Fixtures.small().build());
         Fixtures.write(bucket, "run/nested/deeper/c.safetensors", Fixtures.small().build());
@@ -47,34 +39,9 @@ class PrefixValidateS3Test {
         Fixtures.write(bucket, "run/notes.txt", "skipped: not *.safetensors");
         Fixtures.twoShards(bucket.resolve("run/sharded"));
         Fixtures.write(bucket, "elsewhere/x.safetensors", Fixtures.small().build());
-
-        Properties properties = new Properties();
-        properties.setProperty("jclouds.filesystem.basedir", store.toString());
-        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
-        proxy.start();
-        assertEquals("STARTED", proxy.getState(), "s3proxy started");
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
-        for (Map.Entry<String, String> e : Map.of("aws.accessKeyId", ACCESS_KEY, "aws.secretAccessKey", SECRET_KEY,
-                "aws.region", "us-east-1").entrySet()) {
-            String old = System.getProperty(e.getKey());
-            SAVED.put(e.getKey(), old);
-            System.setProperty(e.getKey(), e.getValue());
-        }
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        proxy.stop();
-        context.close();
-        SAVED.forEach((k, v) -> {
-            if (v == null) {
-                System.clearProperty(k);
-            } else {
-                System.setProperty(k, v);
-            }
-        });
+        LoopbackS3 s3 = LoopbackS3.shared();
+        s3.putFiles(BUCKET, bucket);
+        endpoint = s3.endpoint().toString();
     }
 
     private static Map<String, JsonNode> bySource(Cli.Run run) {
@@ -87,15 +54,16 @@ class PrefixValidateS3Test {
 
     @Test
     void recursivePrefixGivesOneLinePerObjectAndCountsItsRequests() {
-        Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--s3-endpoint", endpoint,
-                "--s3-path-style", "s3://models/run/").exits(1);
+        Cli.Run run = InProcess.run(ENV, "validate", "--json", "--recursive", "--s3-endpoint", endpoint,
+                "--s3-path-style", "s3://prefixes/run/").exits(1);
         Map<String, JsonNode> lines = bySource(run);
-        assertEquals(java.util.Set.of("s3://models/run/a.safetensors|file", "s3://models/run/broken.safetensors|file",
-                "s3://models/run/nested/b.safetensors|file", "s3://models/run/nested/deeper/c.safetensors|file",
-                "s3://models/run/sharded/model-00001-of-00002.safetensors|shard",
-                "s3://models/run/sharded/model-00002-of-00002.safetensors|shard",
-                "s3://models/run/sharded/model.safetensors.index.json|checkpoint"), lines.keySet(), run.describe());
-        assertEquals("invalid", lines.get("s3://models/run/broken.safetensors|file").get("status").asString());
+        assertEquals(java.util.Set.of("s3://prefixes/run/a.safetensors|file",
+                "s3://prefixes/run/broken.safetensors|file", "s3://prefixes/run/nested/b.safetensors|file",
+                "s3://prefixes/run/nested/deeper/c.safetensors|file",
+                "s3://prefixes/run/sharded/model-00001-of-00002.safetensors|shard",
+                "s3://prefixes/run/sharded/model-00002-of-00002.safetensors|shard",
+                "s3://prefixes/run/sharded/model.safetensors.index.json|checkpoint"), lines.keySet(), run.describe());
+        assertEquals("invalid", lines.get("s3://prefixes/run/broken.safetensors|file").get("status").asString());
         long files = 0;
         long requests = 0;
         for (JsonNode n : lines.values()) {
@@ -109,7 +77,7 @@ class PrefixValidateS3Test {
         }
         // one ranged request per file (every header here fits the first read), one for the index
         assertEquals(files, requests, run.describe());
-        assertEquals(3, lines.get("s3://models/run/sharded/model.safetensors.index.json|checkpoint").get("requests")
+        assertEquals(3, lines.get("s3://prefixes/run/sharded/model.safetensors.index.json|checkpoint").get("requests")
                 .asLong(), "the index and its two shards");
         assertTrue(run.stderr().contains("safetensors: 6 results: 5 valid, 1 invalid; listing: 1 request"),
                 run.describe());
@@ -117,38 +85,38 @@ class PrefixValidateS3Test {
 
     @Test
     void oneLevelPrefixSkipsSubprefixes() {
-        Cli.Run run = InProcess.run("validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
-                "s3://models/run/").exits(1);
-        assertEquals(java.util.Set.of("s3://models/run/a.safetensors|file", "s3://models/run/broken.safetensors|file"),
-                bySource(run).keySet(), run.describe());
+        Cli.Run run = InProcess.run(ENV, "validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
+                "s3://prefixes/run/").exits(1);
+        assertEquals(java.util.Set.of("s3://prefixes/run/a.safetensors|file",
+                "s3://prefixes/run/broken.safetensors|file"), bySource(run).keySet(), run.describe());
     }
 
     @Test
     void excludeAndIncludeGlobsSelectNames() {
-        Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--exclude", "broken*", "--include",
-                "*.safetensors", "--s3-endpoint", endpoint, "--s3-path-style", "s3://models/run/").exits(0);
+        Cli.Run run = InProcess.run(ENV, "validate", "--json", "--recursive", "--exclude", "broken*", "--include",
+                "*.safetensors", "--s3-endpoint", endpoint, "--s3-path-style", "s3://prefixes/run/").exits(0);
         assertEquals(5, run.json().size(), run.describe());
     }
 
     @Test
     void verifyMatchesAPrefixWithItsManifest(@TempDir Path tmp) throws Exception {
-        Cli.Run made = InProcess.run("manifest", "--recursive", "--exclude", "broken*", "--s3-endpoint", endpoint,
-                "--s3-path-style", "s3://models/run/").exits(0);
-        String gone = "{\"source\":\"s3://models/run/nested/gone.safetensors\",\"size\":1,\"sha256\":\""
+        Cli.Run made = InProcess.run(ENV, "manifest", "--recursive", "--exclude", "broken*", "--s3-endpoint", endpoint,
+                "--s3-path-style", "s3://prefixes/run/").exits(0);
+        String gone = "{\"source\":\"s3://prefixes/run/nested/gone.safetensors\",\"size\":1,\"sha256\":\""
                 + "0".repeat(64) + "\"},\n";
         // one entry more than the prefix holds: reported missing
         Path manifest = Files.writeString(tmp.resolve("run.manifest.json"),
                 made.out().replace("\"files\": [\n", "\"files\": [\n" + gone));
         assertTrue(Files.readString(manifest).contains("gone.safetensors"), made.describe());
-        Cli.Run run = InProcess.run("verify", "--json", "--manifest", manifest.toString(), "--recursive",
-                "--s3-endpoint", endpoint, "--s3-path-style", "s3://models/run/").exits(3);
+        Cli.Run run = InProcess.run(ENV, "verify", "--json", "--manifest", manifest.toString(), "--recursive",
+                "--s3-endpoint", endpoint, "--s3-path-style", "s3://prefixes/run/").exits(3);
         Map<String, JsonNode> lines = bySource(run);
-        assertEquals("valid", lines.get("s3://models/run/nested/deeper/c.safetensors|file").get("status").asString());
-        assertEquals("valid", lines.get("s3://models/run/sharded/model.safetensors.index.json|checkpoint")
+        assertEquals("valid", lines.get("s3://prefixes/run/nested/deeper/c.safetensors|file").get("status").asString());
+        assertEquals("valid", lines.get("s3://prefixes/run/sharded/model.safetensors.index.json|checkpoint")
                 .get("status").asString(), run.describe());
-        assertEquals(ManifestMatch.NOT_IN_MANIFEST, lines.get("s3://models/run/broken.safetensors|file").get("code")
+        assertEquals(ManifestMatch.NOT_IN_MANIFEST, lines.get("s3://prefixes/run/broken.safetensors|file").get("code")
                 .asString(), run.describe());
-        assertEquals("NOT_FOUND", lines.get("s3://models/run/nested/gone.safetensors|file").get("code").asString(),
+        assertEquals("NOT_FOUND", lines.get("s3://prefixes/run/nested/gone.safetensors|file").get("code").asString(),
                 run.describe());
         assertTrue(run.stderr().contains("safetensors: 7 results: 5 valid, 1 invalid, 1 error; listing: 1 request"),
                 run.describe());
@@ -156,7 +124,7 @@ class PrefixValidateS3Test {
 
     @Test
     void aMissingBucketIsOneErrorLine() {
-        Cli.Run run = InProcess.run("validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
+        Cli.Run run = InProcess.run(ENV, "validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
                 "s3://no-such-bucket/run/").exits(3);
         JsonNode line = run.json().get(0);
         assertEquals("error", line.get("status").asString(), run.describe());

@@ -3,44 +3,36 @@ package dev.safetensors.cli;
 import dev.safetensors.DType;
 import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
-import org.junit.jupiter.api.AfterAll;
+import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Random;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * {@code reshard} from s3proxy, a real S3 API server in this JVM on loopback, run in-process ({@link InProcess}). s3proxy serves a filesystem blob store in which the folder
- * {@code models} is the bucket and every file under it an object, and checks the AWS signatures of the keys the
- * command is handed.
+ * {@code reshard} from s3proxy, a real S3 API server in this JVM on loopback (the module's shared {@link LoopbackS3},
+ * in the bucket {@value #BUCKET} of this class's own), run in-process ({@link InProcess}); s3proxy checks the AWS
+ * signatures of the keys the command is handed. The objects are the files of a local folder, which the results are
+ * compared with.
  */
 class ReshardS3Test {
     private static final Map<String, String> ENV = InProcess.S3_ENV;
-    private static final String ACCESS_KEY = ENV.get("AWS_ACCESS_KEY_ID");
-    private static final String SECRET_KEY = ENV.get("AWS_SECRET_ACCESS_KEY");
+    private static final String BUCKET = "reshard";
     /** 1 MiB of F32: 16 parts of the smallest part size. */
     private static final int LARGE_FLOATS = 256 * 1024;
 
     @TempDir
     static Path store;
     private static Path bucket;
-    private static BlobStoreContext context;
-    private static S3Proxy proxy;
     private static String endpoint;
 
     @TempDir
@@ -48,7 +40,7 @@ class ReshardS3Test {
 
     @BeforeAll
     static void start() throws Exception {
-        bucket = Files.createDirectories(store.resolve("models"));
+        bucket = Files.createDirectories(store.resolve(BUCKET));
         Fixtures.write(bucket, "single/model.safetensors", Fixtures.small().build());
         Fixtures.twoShards(bucket.resolve("sharded"));
         byte[] large = new byte[LARGE_FLOATS * 4];
@@ -58,21 +50,9 @@ class ReshardS3Test {
                 .tensor("embed", DType.F32, new long[] {LARGE_FLOATS}, large)
                 .writeTo(bucket.resolve("large/model.safetensors"));
 
-        Properties properties = new Properties();
-        properties.setProperty("jclouds.filesystem.basedir", store.toString());
-        context = ContextBuilder.newBuilder("filesystem").overrides(properties).build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(context.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, ACCESS_KEY, SECRET_KEY).build();
-        proxy.start();
-        // start() returns once Jetty's start() has: STARTED is checked, not polled for
-        assertEquals("STARTED", proxy.getState(), "s3proxy started");
-        endpoint = "http://127.0.0.1:" + proxy.getPort();
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        proxy.stop();
-        context.close();
+        LoopbackS3 s3 = LoopbackS3.shared();
+        s3.putFiles(BUCKET, bucket);
+        endpoint = s3.endpoint().toString();
     }
 
     private Cli.Run reshard(String... args) {
@@ -92,9 +72,9 @@ class ReshardS3Test {
 
     @Test
     void aSingleObjectIsSplitIntoVerifiedShards() throws Exception {
-        Cli.Run run = reshard("s3://models/single/model.safetensors", "--max-shard-size", "20B").exits(0);
+        Cli.Run run = reshard("s3://reshard/single/model.safetensors", "--max-shard-size", "20B").exits(0);
         JsonNode summary = summary(run);
-        assertEquals("s3://models/single/model.safetensors", summary.get("source").asString());
+        assertEquals("s3://reshard/single/model.safetensors", summary.get("source").asString());
         assertTrue(summary.get("files").asInt() > 2, run.describe());
         // the object is small: its tensors came with the header's read, so one GET is the whole cost
         assertEquals(1, summary.get("requests").asLong(), run.describe());
@@ -104,7 +84,7 @@ class ReshardS3Test {
 
     @Test
     void anIndexWithTwoShardsIsMergedIntoOneFile() throws Exception {
-        Cli.Run run = reshard("s3://models/sharded/model.safetensors.index.json", "--single",
+        Cli.Run run = reshard("s3://reshard/sharded/model.safetensors.index.json", "--single",
                 "--metadata", "source=s3").exits(0);
         JsonNode summary = summary(run);
         assertEquals(3, summary.get("tensor_count").asInt(), run.describe());
@@ -127,11 +107,11 @@ class ReshardS3Test {
     @Test
     void aLargeTensorComesInParallelPartsAndOneStreamWithParallelOne() throws Exception {
         Path source = bucket.resolve("large/model.safetensors");
-        Cli.Run stream = reshard("s3://models/large/model.safetensors", "--single", "--parallel", "1").exits(0);
+        Cli.Run stream = reshard("s3://reshard/large/model.safetensors", "--single", "--parallel", "1").exits(0);
         long streamed = summary(stream).get("requests").asLong();
         ReshardTest.assertSameTensors(source, out.resolve("model.safetensors"));
 
-        Cli.Run parts = reshard("s3://models/large/model.safetensors", "--single", "--force", "--parallel", "4",
+        Cli.Run parts = reshard("s3://reshard/large/model.safetensors", "--single", "--force", "--parallel", "4",
                 "--part-size", "65536").exits(0);
         long parted = summary(parts).get("requests").asLong();
         ReshardTest.assertSameTensors(source, out.resolve("model.safetensors"));

@@ -16,11 +16,6 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.nio.ByteBuffer;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -42,20 +37,11 @@ class S3PrefixCostTest {
         }
     }
 
-    private static void populate(S3ProxyServer server, int objects) throws Exception {
-        ExecutorService pool = Executors.newFixedThreadPool(16);
-        try {
-            List<Future<?>> puts = new ArrayList<>();
-            for (int i = 0; i < objects; i++) {
-                // nested prefixes: run/a{0..9}/b{0..9}/m{i}.safetensors
-                String key = "run/a" + i % 10 + "/b" + i / 10 % 10 + "/m" + i + ".safetensors";
-                puts.add(pool.submit(() -> server.put(key, prefixed(TINY))));
-            }
-            for (Future<?> f : puts) {
-                f.get();
-            }
-        } finally {
-            pool.shutdownNow();
+    /** Puts {@code objects} tiny files straight into the server's store: setting up sends no request. */
+    private static void populate(S3ProxyServer server, int objects) {
+        for (int i = 0; i < objects; i++) {
+            // nested prefixes: run/a{0..9}/b{0..9}/m{i}.safetensors
+            server.put("run/a" + i % 10 + "/b" + i / 10 % 10 + "/m" + i + ".safetensors", prefixed(TINY));
         }
     }
 
@@ -66,6 +52,7 @@ class S3PrefixCostTest {
     }
 
     private static void measure(int objects, int pageSize) throws Exception {
+        // a server of its own: the listing of run/ must find exactly the objects put here, none of another class's
         try (S3ProxyServer server = new S3ProxyServer()) {
             populate(server, objects);
             Counting counting = new Counting();

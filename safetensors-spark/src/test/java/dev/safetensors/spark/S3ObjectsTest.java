@@ -1,25 +1,15 @@
 package dev.safetensors.spark;
 
-import dev.safetensors.s3.S3ClientOptions;
+import dev.safetensors.fixtures.LoopbackS3;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Encoders;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
-import org.gaul.s3proxy.AuthenticationType;
-import org.gaul.s3proxy.S3Proxy;
-import org.jclouds.ContextBuilder;
-import org.jclouds.blobstore.BlobStoreContext;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.core.sync.RequestBody;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.s3.S3Client;
-
-import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -30,59 +20,41 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * 1,000 objects in s3proxy (a real S3 API server in this JVM, on loopback), read through the library's S3 backend
+ * 1,000 objects in s3proxy (a real S3 API server in this JVM, on loopback: the test kit's shared {@link LoopbackS3},
+ * the module's only one, with the keys the build hands the SDK's configuration chain), read through the library's S3 backend
  * as {@code s3://} and Hadoop-style {@code s3a://} locations: the {@code requests} metric equals the file count,
  * and each row carries the object's ETag as its version.
  *
- * <p>Slow tier ({@code -Pslow}): 1,000 PUTs to s3proxy before the first assertion.
+ * <p>Slow tier ({@code -Pslow}): 1,000 objects read through Spark.
  */
 @Tag("slow")
 class S3ObjectsTest {
     private static final String BUCKET = "checkpoints";
     private static final int OBJECTS = 1000;
     private static SparkSession spark;
-    private static BlobStoreContext store;
-    private static S3Proxy proxy;
     private static List<String> locations;
 
     @BeforeAll
     static void start() throws Exception {
-        store = ContextBuilder.newBuilder("transient").credentials("test-access-key", "test-secret-key")
-                .build(BlobStoreContext.class);
-        proxy = S3Proxy.builder().blobStore(store.getBlobStore()).endpoint(URI.create("http://127.0.0.1:0"))
-                .awsAuthentication(AuthenticationType.AWS_V2_OR_V4, "test-access-key", "test-secret-key").build();
-        proxy.start();
-        while (!proxy.getState().equals("STARTED")) {
-            Thread.onSpinWait();
-        }
-        URI endpoint = URI.create("http://127.0.0.1:" + proxy.getPort());
+        LoopbackS3 s3 = LoopbackS3.shared();
         // the backend's ServiceLoader-built client follows the SDK's configuration chain, as on a cluster
-        System.setProperty("aws.endpointUrl", endpoint.toString());
+        System.setProperty("aws.endpointUrl", s3.endpoint().toString());
         byte[] checkpoint = Fixtures.bytes(42);
         locations = new ArrayList<>();
-        try (S3Client client = S3ClientOptions.DEFAULT.withEndpoint(endpoint).withPathStyle(true).clientBuilder()
-                .region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create("test-access-key", "test-secret-key"))).build()) {
-            client.createBucket(b -> b.bucket(BUCKET));
-            for (int i = 0; i < OBJECTS; i++) {
-                String key = String.format("models/m%04d.safetensors", i);
-                client.putObject(b -> b.bucket(BUCKET).key(key), RequestBody.fromBytes(checkpoint));
-                locations.add((i % 2 == 0 ? "s3://" : "s3a://") + BUCKET + "/" + key);
-            }
-            client.putObject(b -> b.bucket(BUCKET).key("mixed/a.safetensors"), RequestBody.fromBytes(checkpoint));
-            client.putObject(b -> b.bucket(BUCKET).key("mixed/nested/b.safetensors"),
-                    RequestBody.fromBytes(checkpoint));
-            client.putObject(b -> b.bucket(BUCKET).key("mixed/broken.safetensors"),
-                    RequestBody.fromString("not a safetensors file at all"));
-            client.putObject(b -> b.bucket(BUCKET).key("mixed/notes.txt"), RequestBody.fromString("skipped"));
+        for (int i = 0; i < OBJECTS; i++) {
+            String key = String.format("models/m%04d.safetensors", i);
+            s3.put(BUCKET, key, checkpoint);
+            locations.add((i % 2 == 0 ? "s3://" : "s3a://") + BUCKET + "/" + key);
         }
+        s3.put(BUCKET, "mixed/a.safetensors", checkpoint);
+        s3.put(BUCKET, "mixed/nested/b.safetensors", checkpoint);
+        s3.put(BUCKET, "mixed/broken.safetensors", "not a safetensors file at all".getBytes(StandardCharsets.UTF_8));
+        s3.put(BUCKET, "mixed/notes.txt", "skipped".getBytes(StandardCharsets.UTF_8));
         spark = LocalSpark.start();
     }
 
     @AfterAll
-    static void stop() throws Exception {
-        proxy.stop();
-        store.close();
+    static void stop() {
         System.clearProperty("aws.endpointUrl");
     }
 

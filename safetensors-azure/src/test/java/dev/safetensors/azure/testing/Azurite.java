@@ -4,147 +4,70 @@ import com.azure.core.util.BinaryData;
 import com.azure.storage.blob.BlobContainerClient;
 import com.azure.storage.blob.BlobServiceClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
+import com.azure.storage.blob.options.BlobParallelUploadOptions;
 import dev.safetensors.azure.AzureClientOptions;
-import org.junit.jupiter.api.Assumptions;
+import dev.safetensors.fixtures.AzuriteProcess;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.util.Comparator;
-import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.stream.Stream;
 
 /**
- * Azurite's Blob service, the Azure Storage emulator, in a child process on a free loopback port, in memory, with its
- * workspace in a temporary folder removed on {@link #close()}. It is installed by {@code .ci/azurite} into
- * {@code .ci/node_modules} (found by walking up from the working directory, or named by the system property
- * {@value #BINARY_PROPERTY}). Without it, {@link #start()} fails the test under {@code CI=true} and skips it, loudly,
- * elsewhere.
+ * The Azure SDK side of an Azurite started by the test kit's {@link AzuriteProcess} (which finds, starts and stops
+ * the emulator, and skips or fails where it is not installed): a client of the development account, blob uploads, and
+ * the {@code AZURE_STORAGE_*} system properties that configure the backend {@link java.util.ServiceLoader} builds.
  *
  * <p>Azurite's well-known development account and key are public: they are not secrets.
  */
 public final class Azurite implements AutoCloseable {
     /** The system property that names the {@code azurite-blob} program, overriding the search. */
-    public static final String BINARY_PROPERTY = "safetensors.azurite";
+    public static final String BINARY_PROPERTY = AzuriteProcess.BINARY_PROPERTY;
     /** Azurite's development account. */
-    public static final String ACCOUNT = "devstoreaccount1";
+    public static final String ACCOUNT = AzuriteProcess.ACCOUNT;
     /** Azurite's development account key (published in Azurite's documentation). */
-    public static final String KEY =
-            "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==";
-    private static final Pattern LISTENING = Pattern.compile("listens on http://127\\.0\\.0\\.1:(\\d+)");
-    private static final long START_SECONDS = 60;
+    public static final String KEY = AzuriteProcess.KEY;
 
     private static Azurite shared;
 
-    private final Process process;
-    private final Path workspace;
-    private final int port;
+    private final AzuriteProcess process;
     private final BlobServiceClient client;
 
-    private Azurite(Process process, Path workspace, int port) {
+    private Azurite(AzuriteProcess process) {
         this.process = process;
-        this.workspace = workspace;
-        this.port = port;
-        this.client = new BlobServiceClientBuilder().connectionString(connectionString()).buildClient();
+        this.client = new BlobServiceClientBuilder().connectionString(process.connectionString()).buildClient();
     }
 
     /**
-     * @return the test JVM's one Azurite, started on first use and stopped when the JVM exits: for tests whose
-     *         backend is built once per JVM (the Spark source's registry caches one client per account, bound to the
-     *         endpoint it first saw), so every class must talk to the same server; they write blobs of their own
-     * @throws IOException if it does not start (and the test is skipped, as {@link #start()} says, if Azurite is not
-     *                     installed)
+     * @return the test JVM's one Azurite ({@link AzuriteProcess#shared()}), started on first use and stopped when the
+     *         JVM exits: for test classes that write containers or blobs of their own, and for backends built once
+     *         per JVM, which must all talk to the same server
+     * @throws IOException if it does not start (and the test is skipped if Azurite is not installed, as
+     *                     {@link AzuriteProcess#start()} says)
      */
     public static synchronized Azurite shared() throws IOException {
         if (shared == null) {
-            Azurite started = start();
-            Runtime.getRuntime().addShutdownHook(new Thread(started::close, "azurite-stop"));
-            shared = started;
+            shared = new Azurite(AzuriteProcess.shared());
         }
         return shared;
     }
 
     /**
-     * Starts Azurite and waits (at most a minute) until it listens.
+     * Starts an Azurite of its own, for a test that needs an empty emulator; others use {@link #shared()}.
      *
      * @return the running emulator
-     * @throws IOException if it cannot be started
+     * @throws IOException if it cannot be started (and the test is skipped if Azurite is not installed, as
+     *                     {@link AzuriteProcess#start()} says)
      */
     public static Azurite start() throws IOException {
-        Path binary = binary();
-        if (binary == null) {
-            String message = "Azurite is not installed (run .ci/azurite, which puts it in .ci/node_modules):"
-                    + " the Azurite tests are SKIPPED";
-            if ("true".equals(System.getenv("CI"))) {
-                throw new IllegalStateException("FAILED: " + message.replace(": the Azurite tests are SKIPPED", "")
-                        + ", and CI=true requires it");
-            }
-            System.err.println("*** WARNING: " + message);
-            Assumptions.abort(message);
-        }
-        Path workspace = Files.createTempDirectory("azurite-");
-        ProcessBuilder pb = new ProcessBuilder(List.of(binary.toString(), "--blobHost", "127.0.0.1", "--blobPort",
-                "0", "--inMemoryPersistence", "--extentMemoryLimit", "512", "--skipApiVersionCheck", "--silent",
-                "--disableTelemetry"))
-                .directory(workspace.toFile())
-                .redirectErrorStream(true);
-        Process process = pb.start();
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = r.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (IOException ignored) {
-                // the process ended; start() sees it through the missing line
-            }
-        }, "azurite-output");
-        reader.setDaemon(true);
-        reader.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(START_SECONDS);
-        StringBuilder seen = new StringBuilder();
-        try {
-            while (System.nanoTime() < deadline) {
-                String line = lines.poll(200, TimeUnit.MILLISECONDS);
-                if (line == null) {
-                    if (!process.isAlive() && lines.isEmpty()) {
-                        break;
-                    }
-                    continue;
-                }
-                seen.append(line).append('\n');
-                Matcher m = LISTENING.matcher(line);
-                if (m.find()) {
-                    return new Azurite(process, workspace, Integer.parseInt(m.group(1)));
-                }
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        process.destroyForcibly();
-        delete(workspace);
-        throw new IOException("Azurite did not start within " + START_SECONDS + " s; it said:\n" + seen);
+        return new Azurite(AzuriteProcess.start());
     }
 
     /** @return the blob endpoint, path-style: {@code http://127.0.0.1:PORT/devstoreaccount1} */
     public String endpoint() {
-        return "http://127.0.0.1:" + port + "/" + ACCOUNT;
+        return process.endpoint();
     }
 
     /** @return the connection string of the development account at this emulator */
     public String connectionString() {
-        return "DefaultEndpointsProtocol=http;AccountName=" + ACCOUNT + ";AccountKey=" + KEY + ";BlobEndpoint="
-                + endpoint() + ";";
+        return process.connectionString();
     }
 
     /**
@@ -181,45 +104,13 @@ public final class Azurite implements AutoCloseable {
     public String put(String container, String blob, byte[] content) {
         BlobContainerClient c = client.getBlobContainerClient(container);
         c.createIfNotExists();
-        return c.getBlobClient(blob).uploadWithResponse(new com.azure.storage.blob.options.BlobParallelUploadOptions(
-                BinaryData.fromBytes(content)), null, null).getValue().getETag();
+        return c.getBlobClient(blob).uploadWithResponse(new BlobParallelUploadOptions(BinaryData.fromBytes(content)),
+                null, null).getValue().getETag();
     }
 
-    /** Stops the emulator (waiting at most ten seconds) and removes its workspace. */
+    /** Stops the emulator if it is one of its own ({@link #start()}); the {@link #shared()} one stops with the JVM. */
     @Override
     public void close() {
-        process.destroy();
-        try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            process.destroyForcibly();
-            Thread.currentThread().interrupt();
-        }
-        delete(workspace);
-    }
-
-    private static Path binary() {
-        String named = System.getProperty(BINARY_PROPERTY);
-        if (named != null && !named.isBlank()) {
-            Path p = Paths.get(named);
-            return Files.isExecutable(p) ? p : null;
-        }
-        for (Path dir = Paths.get("").toAbsolutePath(); dir != null; dir = dir.getParent()) {
-            Path p = dir.resolve(".ci/node_modules/.bin/azurite-blob");
-            if (Files.isExecutable(p)) {
-                return p;
-            }
-        }
-        return null;
-    }
-
-    private static void delete(Path dir) {
-        try (Stream<Path> walk = Files.walk(dir)) {
-            walk.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        } catch (IOException ignored) {
-            // a temporary folder left behind is harmless
-        }
+        process.close();
     }
 }
