@@ -1,5 +1,6 @@
 package dev.safetensors.examples;
 
+import dev.safetensors.fixtures.ChildJvm;
 import dev.safetensors.fixtures.FolderServer;
 import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.AfterAll;
@@ -121,9 +122,7 @@ class DownstreamIT {
     }
 
     private String run(List<String> arguments) throws Exception {
-        List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        command.addAll(arguments);
+        List<String> command = new ArrayList<>(ChildJvm.command(arguments.toArray(String[]::new)));
         command.add(SAMPLE.toString());
         command.add("http://localhost:" + proxy.port());
         command.add("s3://models/sample.safetensors");

@@ -6,6 +6,7 @@ import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Safetensors;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
@@ -24,6 +25,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Runs every example against the committed sample data (tests run in the examples folder: data/ is the samples). */
+@Isolated("replaces System.out to capture what the examples print")
 class ExamplesTest {
     private static final Path SAMPLE = Path.of("data", "sample.safetensors");
     private static final String SHARDED_INDEX = Path.of("data", "sharded", "model.safetensors.index.json").toString();

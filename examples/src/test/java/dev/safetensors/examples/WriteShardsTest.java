@@ -2,6 +2,7 @@ package dev.safetensors.examples;
 
 import dev.safetensors.core.Checkpoint;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
@@ -14,6 +15,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** {@link WriteShards} runs, creates its folder and leaves the second version whole. */
+@Isolated("replaces System.out to capture what the examples print")
 class WriteShardsTest {
     @TempDir
     Path dir;
