@@ -17,7 +17,7 @@ import java.io.IOException;
  *
  * <p>Azurite's well-known development account and key are public: they are not secrets.
  */
-public final class Azurite implements AutoCloseable {
+public final class Azurite {
     /** The system property that names the {@code azurite-blob} program, overriding the search. */
     public static final String BINARY_PROPERTY = AzuriteProcess.BINARY_PROPERTY;
     /** Azurite's development account. */
@@ -47,17 +47,6 @@ public final class Azurite implements AutoCloseable {
             shared = new Azurite(AzuriteProcess.shared());
         }
         return shared;
-    }
-
-    /**
-     * Starts an Azurite of its own, for a test that needs an empty emulator; others use {@link #shared()}.
-     *
-     * @return the running emulator
-     * @throws IOException if it cannot be started (and the test is skipped if Azurite is not installed, as
-     *                     {@link AzuriteProcess#start()} says)
-     */
-    public static Azurite start() throws IOException {
-        return new Azurite(AzuriteProcess.start());
     }
 
     /** @return the blob endpoint, path-style: {@code http://127.0.0.1:PORT/devstoreaccount1} */
@@ -106,11 +95,5 @@ public final class Azurite implements AutoCloseable {
         c.createIfNotExists();
         return c.getBlobClient(blob).uploadWithResponse(new BlobParallelUploadOptions(BinaryData.fromBytes(content)),
                 null, null).getValue().getETag();
-    }
-
-    /** Stops the emulator if it is one of its own ({@link #start()}); the {@link #shared()} one stops with the JVM. */
-    @Override
-    public void close() {
-        process.close();
     }
 }
