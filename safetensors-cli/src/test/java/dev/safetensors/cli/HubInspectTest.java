@@ -62,6 +62,11 @@ class HubInspectTest {
         Fixtures.write(root, "acme/gptq/config.json",
                 "{\"quantization_config\":{\"quant_method\":\"gptq\",\"bits\":4}}");
         hub.repository("acme/gptq", root, List.of("config.json", "model.safetensors"));
+
+        // a header with leading whitespace, which the official crate accepts and the strict policy does not
+        Fixtures.write(root, "acme/spaced/model.safetensors", SafetensorsFixture.file(
+                "  {\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8));
+        hub.repository("acme/spaced", root, List.of("model.safetensors"));
         env = Map.of("HF_ENDPOINT", hub.endpoint().toString());
     }
 
@@ -128,6 +133,18 @@ class HubInspectTest {
         assertTrue(text.out().contains("parameters  derived from config.json quantization_config (gptq, 4 bits)"),
                 text.describe());
         assertTrue(text.out().contains("revision    " + FakeHub.COMMIT), text.describe());
+    }
+
+    /** Regression (issue 22): a repository is read under the run's policy, not a fixed strict one. */
+    @Test
+    void aRepositoryIsReadUnderTheRunsPolicy() {
+        Cli.Run strict = InProcess.run(env, "inspect", "--json", "hf://acme/spaced").exits(1);
+        assertEquals("HEADER_START", strict.json().get(0).get("code").asString(), strict.describe());
+
+        Cli.Run official = InProcess.run(env, "inspect", "--json", "--policy", "official", "hf://acme/spaced").exits(0);
+        JsonNode m = official.json().get(0);
+        assertEquals("valid", m.get("status").asString(), official.describe());
+        assertEquals(1, m.get("tensor_count").asInt(), official.describe());
     }
 
     @Test
