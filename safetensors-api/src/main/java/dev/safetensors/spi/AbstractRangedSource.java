@@ -1,7 +1,6 @@
 package dev.safetensors.spi;
 
 import dev.safetensors.ErrorCode;
-import dev.safetensors.ErrorCoded;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SafetensorsException;
@@ -15,11 +14,9 @@ import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
-import java.net.SocketTimeoutException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.time.Duration;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -307,7 +304,7 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
             try {
                 answer = send(position, length, before.version());
             } catch (IOException e) {
-                ErrorCode code = retryableFailure(e);
+                ErrorCode code = RemotePolicy.noAnswerCode(e);
                 if (code == null) {
                     throw e;
                 }
@@ -326,13 +323,7 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
                 if (attempt >= policy.maxAttempts()) {
                     throw failure;
                 }
-                Optional<Duration> asked = RetryAfter.parse(answer.header("Retry-After"), time.now());
-                if (asked.isPresent() && asked.get().compareTo(policy.retryAfterCap()) > 0) {
-                    throw new StorageException(ErrorCode.SERVER_ERROR, name, "the server answered " + status
-                            + " and asked to wait " + asked.get().toSeconds() + " seconds before retrying, longer than"
-                            + " the " + policy.retryAfterCap().toSeconds() + " seconds this client waits", failure);
-                }
-                Duration wait = asked.isPresent() ? asked.get() : policy.backoff(attempt);
+                Duration wait = policy.waitBefore(attempt, answer.header("Retry-After"), name, status, failure);
                 pause(attempt, wait, "answered " + status, range, started, deadline);
                 continue;
             }
@@ -343,28 +334,6 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
                 throw e;
             }
         }
-    }
-
-    /**
-     * The one rule of what is worth another attempt, for a request that got no answer and for a body that broke
-     * midway alike: a connection failure, a timeout or a short body. A changed object, a refused range, a missing
-     * object or an interruption are final.
-     *
-     * @return the code a failure ends with if retries do not help, or {@code null} if it is final now
-     */
-    private static ErrorCode retryableFailure(IOException e) {
-        if (e instanceof ErrorCoded coded) {
-            ErrorCode code = coded.code();
-            return code == ErrorCode.NETWORK || code == ErrorCode.TIMEOUT || code == ErrorCode.TRUNCATED ? code
-                    : null;
-        }
-        if (e instanceof SocketTimeoutException) {
-            return ErrorCode.TIMEOUT;
-        }
-        if (e instanceof InterruptedIOException) {
-            return null;
-        }
-        return ErrorCode.NETWORK;
     }
 
     private void pause(int attempt, Duration wait, String why, String range, long started, long deadline)
@@ -528,8 +497,9 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
     }
 
     /**
-     * The body of one request; a break midway that {@link #retryableFailure} allows is resumed from the first byte
-     * not received, with a ranged GET conditional on the pinned version, while the request's attempts last.
+     * The body of one request; a break midway that {@link RemotePolicy#noAnswerCode} allows is resumed from the
+     * first byte not received, with a ranged GET conditional on the pinned version, while the request's attempts
+     * last.
      */
     private final class ResumingChannel implements ReadableByteChannel {
         private final long position;
@@ -568,7 +538,7 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
 
         private void resume(IOException e) throws IOException {
             body.close();
-            ErrorCode code = retryableFailure(e);
+            ErrorCode code = RemotePolicy.noAnswerCode(e);
             if (code == null || received >= length || attempts.made >= policy.maxAttempts()
                     || Thread.currentThread().isInterrupted()) {
                 throw e;

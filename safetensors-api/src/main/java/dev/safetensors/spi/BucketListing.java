@@ -22,15 +22,17 @@ public abstract class BucketListing extends PagedListing {
      *                        names the listing in messages
      * @param options         recursion, page size and bounds
      * @param storagePageSize the most entries the storage returns in one page, {@code >= 1}
+     * @param policy          the retries of every page: the policy of the provider that lists
      * @throws IOException an {@link dev.safetensors.InvalidLocationException} ({@link ErrorCode#INVALID_SOURCE}) if
      *                     the location names no bucket
      */
-    protected BucketListing(Location where, ListOptions options, int storagePageSize) throws IOException {
-        this(BucketPrefix.parse(where), options, storagePageSize);
+    protected BucketListing(Location where, ListOptions options, int storagePageSize, RemotePolicy policy)
+            throws IOException {
+        this(BucketPrefix.parse(where), options, storagePageSize, policy);
     }
 
-    private BucketListing(BucketPrefix at, ListOptions options, int storagePageSize) {
-        super(at.toString(), options, Math.min(options.pageSize(), storagePageSize));
+    private BucketListing(BucketPrefix at, ListOptions options, int storagePageSize, RemotePolicy policy) {
+        super(at.toString(), options, Math.min(options.pageSize(), storagePageSize), policy);
         this.at = at;
         this.pageSize = Math.min(options.pageSize(), storagePageSize);
     }

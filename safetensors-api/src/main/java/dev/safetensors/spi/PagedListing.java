@@ -8,6 +8,7 @@ import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
@@ -20,12 +21,23 @@ import java.util.Objects;
  * backend's page bound, no continuation token seen among the last {@value #REMEMBERED_TOKENS}, no more pages or
  * entries than {@link ListOptions} allows. A failed check is a {@link StorageException} with
  * {@link ErrorCode#INVALID_LISTING}; an interrupted thread ends with {@link ErrorCode#INTERRUPTED}; {@link #close()}
- * from any thread ends the listing before its next request.
+ * from any thread ends the listing before its next request (after at most one backoff step when it is waiting to
+ * retry).
  *
- * <p>A backend implements {@link #fetch(String)}: one request for one page, its entries already checked to lie under
- * the prefix asked.
+ * <p><b>Retries.</b> A page follows the {@link RemotePolicy} of the provider that lists, as every read does: a page
+ * answered with a status {@link RemotePolicy#isRetryable} names (recorded by {@link #statusFailure(int, String)}),
+ * or that got no answer (a failure coded {@link ErrorCode#NETWORK} or {@link ErrorCode#TIMEOUT}, a body cut short,
+ * a plain {@link IOException}), is asked again with the same continuation token, up to
+ * {@link RemotePolicy#maxAttempts()} attempts in all for that page, with the policy's backoff (or a
+ * {@code Retry-After} up to its cap) between attempts. Every other failure is final at once. Only the final failure
+ * reaches the caller; each retry is logged at {@code DEBUG}. {@link #cost()} counts one request per page and one
+ * exchange per attempt.
+ *
+ * <p>A backend implements {@link #fetch(String)}: one attempt of one request for one page, without a retry of its
+ * own, its entries already checked to lie under the prefix asked.
  */
 public abstract class PagedListing implements Listing {
+    private static final System.Logger LOG = System.getLogger("dev.safetensors.spi");
     /** How many recent continuation tokens are remembered to detect a listing that goes round in circles. */
     public static final int REMEMBERED_TOKENS = 64;
 
@@ -57,6 +69,7 @@ public abstract class PagedListing implements Listing {
     private final String name;
     private final ListOptions options;
     private final int maxPageEntries;
+    private final RemotePolicy policy;
     private final RequestCounter counter = new RequestCounter();
     private final ArrayDeque<String> recentTokens = new ArrayDeque<>();
     private Iterator<ListEntry> current = List.<ListEntry>of().iterator();
@@ -66,16 +79,24 @@ public abstract class PagedListing implements Listing {
     private long pages;
     private long entries;
     private volatile boolean closed;
+    /** The attempt of the current page under way, from 1. */
+    private int attempt;
+    /** The failure {@link #statusFailure(int, String)} made of a retryable status in the current attempt. */
+    private IOException retryableAnswer;
+    private int retryStatus;
+    private String retryAfter;
 
     /**
      * @param name           the prefix as shown in messages (redacted)
      * @param options        recursion, page size and bounds
      * @param maxPageEntries the most entries one page may hold: the page size asked, or the storage's fixed page
      *                       size when it ignores the one asked
+     * @param policy         the retries of every page: the policy of the provider that lists
      */
-    protected PagedListing(String name, ListOptions options, int maxPageEntries) {
+    protected PagedListing(String name, ListOptions options, int maxPageEntries, RemotePolicy policy) {
         this.name = Objects.requireNonNull(name, "name");
         this.options = Objects.requireNonNull(options, "options");
+        this.policy = Objects.requireNonNull(policy, "policy");
         if (maxPageEntries < 1) {
             throw new IllegalArgumentException("maxPageEntries must be positive");
         }
@@ -83,12 +104,15 @@ public abstract class PagedListing implements Listing {
     }
 
     /**
-     * Fetches one page: one request.
+     * Fetches one page: one attempt of one request, counted with {@code counter().exchange()}. Called again with
+     * the same token when the attempt fails in a way the class comment says is retried.
      *
      * @param token {@code null} for the first page, else the token the previous page gave
      * @return the page
-     * @throws IOException a coded failure of the request, or {@link ErrorCode#INVALID_LISTING} for an answer that
-     *                     cannot be read or names an entry outside the prefix
+     * @throws IOException a coded failure of the request (an error status through {@link #statusFailure}, no answer
+     *                     as {@link ErrorCode#NETWORK} or {@link ErrorCode#TIMEOUT}), or
+     *                     {@link ErrorCode#INVALID_LISTING} for an answer that cannot be read or names an entry
+     *                     outside the prefix
      */
     protected abstract Page fetch(String token) throws IOException;
 
@@ -115,14 +139,42 @@ public abstract class PagedListing implements Listing {
         return new StorageException(ErrorCode.INVALID_LISTING, name, detail);
     }
 
+    /** @return the retries this listing follows */
+    protected final RemotePolicy policy() {
+        return policy;
+    }
+
     /**
+     * The same as {@link #statusFailure(int, String)} for an answer without {@code Retry-After}.
+     *
      * @param status an HTTP status that is not a success
-     * @return the failure it means for a listing: {@link ErrorCode#NOT_FOUND} (404, 410, a missing bucket),
-     *         {@link ErrorCode#ACCESS_DENIED} (401, 403: the listing permission is missing),
-     *         {@link ErrorCode#SERVER_ERROR} (5xx, 429), {@link ErrorCode#INVALID_LISTING} otherwise
+     * @return the failure it means for a listing
      */
     protected final IOException statusFailure(int status) {
+        return statusFailure(status, null);
+    }
+
+    /**
+     * The failure an error status means for a listing; the page is retried when {@link #fetch} throws the very
+     * failure returned here for a status {@link RemotePolicy#isRetryable} names.
+     *
+     * @param status     an HTTP status that is not a success
+     * @param retryAfter the answer's {@code Retry-After} value, or {@code null}
+     * @return the failure it means for a listing: {@link ErrorCode#NOT_FOUND} (404, 410, a missing bucket),
+     *         {@link ErrorCode#ACCESS_DENIED} (401, 403: the listing permission is missing),
+     *         {@link ErrorCode#SERVER_ERROR} (5xx, 429; 408, 429, 500, 502, 503 and 504 retried),
+     *         {@link ErrorCode#INVALID_LISTING} otherwise
+     */
+    protected final IOException statusFailure(int status, String retryAfter) {
         String said = "the listing request was answered " + status;
+        if (RemotePolicy.isRetryable(status)) {
+            StorageException failure = new StorageException(ErrorCode.SERVER_ERROR, name, said + " after " + attempt
+                    + " attempt" + (attempt == 1 ? "" : "s"));
+            this.retryableAnswer = failure;
+            this.retryStatus = status;
+            this.retryAfter = retryAfter;
+            return failure;
+        }
         if (status == 404 || status == 410) {
             return new dev.safetensors.SourceNotFoundException(name, said + ": no such bucket or repository");
         }
@@ -130,7 +182,7 @@ public abstract class PagedListing implements Listing {
             return new dev.safetensors.SourceAccessDeniedException(name, said + ": listing is not allowed; check"
                     + " the credentials and the listing permission (s3:ListBucket, storage.objects.list, Azure List Blobs)");
         }
-        if (status >= 500 || status == 429) {
+        if (status >= 500) {
             return new StorageException(ErrorCode.SERVER_ERROR, name, said);
         }
         return invalid(said);
@@ -165,10 +217,13 @@ public abstract class PagedListing implements Listing {
         if (pages >= options.maxPages()) {
             throw invalid("the listing did not end after " + pages + " pages (the bound)");
         }
-        Page page = fetch(token);
+        counter.request();
+        Page page = fetchWithRetries();
+        if (page == null) {
+            return; // closed while waiting to retry
+        }
         started = true;
         pages++;
-        counter.request();
         List<ListEntry> got = page.entries();
         if (got.size() > maxPageEntries) {
             throw invalid("page " + pages + " holds " + got.size() + " entries, more than the " + maxPageEntries
@@ -191,6 +246,63 @@ public abstract class PagedListing implements Listing {
         token = next;
         last = next == null;
         current = got.iterator();
+    }
+
+    /**
+     * The attempts of one page, with the same token, as the class comment says.
+     *
+     * @return the page, or {@code null} if the listing was closed while waiting to retry
+     */
+    private Page fetchWithRetries() throws IOException {
+        for (attempt = 1; ; attempt++) {
+            retryableAnswer = null;
+            retryAfter = null;
+            IOException failure;
+            try {
+                return fetch(token);
+            } catch (IOException e) {
+                failure = e;
+            }
+            Duration wait;
+            if (failure == retryableAnswer) {
+                if (attempt >= policy.maxAttempts()) {
+                    throw failure;
+                }
+                wait = policy.waitBefore(attempt, retryAfter, name, retryStatus, failure);
+            } else {
+                ErrorCode code = RemotePolicy.noAnswerCode(failure);
+                if (code == null) {
+                    throw failure;
+                }
+                if (attempt >= policy.maxAttempts()) {
+                    throw failure instanceof StorageException ? failure : new StorageException(code, name,
+                            "the listing request failed after " + attempt + " attempt" + (attempt == 1 ? "" : "s")
+                            + ": " + SourceNames.clip(String.valueOf(failure)), failure);
+                }
+                wait = policy.backoff(attempt);
+            }
+            pause(wait, failure);
+            if (closed) {
+                return null;
+            }
+            if (Thread.currentThread().isInterrupted()) {
+                throw new StorageException(ErrorCode.INTERRUPTED, name, "the listing was interrupted");
+            }
+        }
+    }
+
+    private void pause(Duration wait, IOException why) throws StorageException {
+        int made = attempt;
+        long page = pages + 1;
+        LOG.log(System.Logger.Level.DEBUG, () -> name + " listing page " + page + " attempt " + made + " failed ("
+                + why + "), retrying in " + wait.toMillis() + " ms");
+        try {
+            policy.time().sleep(wait);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StorageException(ErrorCode.INTERRUPTED, name, "the listing was interrupted while waiting to"
+                    + " retry page " + (pages + 1));
+        }
     }
 
     /** @return how many pages were fetched so far */

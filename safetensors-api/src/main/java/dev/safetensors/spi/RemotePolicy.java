@@ -1,7 +1,15 @@
 package dev.safetensors.spi;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.ErrorCoded;
+import dev.safetensors.StorageException;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.net.SocketTimeoutException;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -130,6 +138,52 @@ public final class RemotePolicy {
         long capped = step <= 0 || step > max ? max : step;
         long half = capped / 2;
         return Duration.ofNanos(half + ThreadLocalRandom.current().nextLong(half + 1));
+    }
+
+    /**
+     * The one rule of what is worth another attempt when no answer came, for a request and for a body that broke
+     * midway alike: a connection failure, a timeout or a short body. A changed object, a refused range, a missing
+     * object, an unreadable answer or an interruption are final.
+     *
+     * @param e the failure of one attempt
+     * @return the code a failure ends with if retries do not help, or {@code null} if it is final now
+     */
+    static ErrorCode noAnswerCode(IOException e) {
+        if (e instanceof ErrorCoded coded) {
+            ErrorCode code = coded.code();
+            return code == ErrorCode.NETWORK || code == ErrorCode.TIMEOUT || code == ErrorCode.TRUNCATED ? code
+                    : null;
+        }
+        if (e instanceof SocketTimeoutException) {
+            return ErrorCode.TIMEOUT;
+        }
+        if (e instanceof InterruptedIOException) {
+            return null;
+        }
+        return ErrorCode.NETWORK;
+    }
+
+    /**
+     * The wait before retrying an answer with a retryable status: the server's {@code Retry-After} when it sent one
+     * no longer than {@link #retryAfterCap()}, else the backoff step.
+     *
+     * @param retry      the retry about to be made, from 1
+     * @param retryAfter the answer's {@code Retry-After} value, or {@code null}
+     * @param name       the source or listing, for the message
+     * @param status     the status answered
+     * @param failure    what the answer means if it is not retried, the cause of the failure thrown
+     * @return how long to wait
+     * @throws StorageException {@link ErrorCode#SERVER_ERROR} when the server asked to wait longer than the cap
+     */
+    Duration waitBefore(int retry, String retryAfter, String name, int status, IOException failure)
+            throws StorageException {
+        Optional<Duration> asked = RetryAfter.parse(retryAfter, time.now());
+        if (asked.isPresent() && asked.get().compareTo(retryAfterCap) > 0) {
+            throw new StorageException(ErrorCode.SERVER_ERROR, name, "the server answered " + status
+                    + " and asked to wait " + asked.get().toSeconds() + " seconds before retrying, longer than"
+                    + " the " + retryAfterCap.toSeconds() + " seconds this client waits", failure);
+        }
+        return asked.isPresent() ? asked.get() : backoff(retry);
     }
 
     @Override

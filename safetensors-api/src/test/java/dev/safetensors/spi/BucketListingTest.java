@@ -24,7 +24,7 @@ class BucketListingTest {
         private final List<String> keys;
 
         OnePage(String where, ListOptions options, List<String> keys) throws IOException {
-            super(Location.parse(where), options, 500);
+            super(Location.parse(where), options, 500, RemotePolicy.DEFAULT);
             this.keys = keys;
         }
 

@@ -14,6 +14,7 @@ import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.PagedListing;
+import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
@@ -41,8 +42,9 @@ final class AzurePrefixListing extends PagedListing {
     private final BlobContainerClient container;
     private final BucketPrefix at;
 
-    private AzurePrefixListing(BlobContainerClient container, BucketPrefix at, String name, ListOptions options) {
-        super(name, options, Math.min(options.pageSize(), AZURE_MAX_RESULTS));
+    private AzurePrefixListing(BlobContainerClient container, BucketPrefix at, String name, ListOptions options,
+                               RemotePolicy policy) {
+        super(name, options, Math.min(options.pageSize(), AZURE_MAX_RESULTS), policy);
         this.container = container;
         this.at = at;
     }
@@ -53,11 +55,13 @@ final class AzurePrefixListing extends PagedListing {
      *                  {@code az://models} or {@code abfss://models@account.dfs.core.windows.net})
      * @param where     the prefix ({@link AzureLocation#parsePrefix})
      * @param options   recursion, page size, bounds
+     * @param policy    the retries of every page
      * @return the listing, before its first request
      */
-    static AzurePrefixListing of(BlobContainerClient container, URI uri, AzureLocation where, ListOptions options) {
+    static AzurePrefixListing of(BlobContainerClient container, URI uri, AzureLocation where, ListOptions options,
+                                 RemotePolicy policy) {
         return new AzurePrefixListing(container, new BucketPrefix(where.scheme(), uri.getRawAuthority(),
-                where.blob()), where.name(), options);
+                where.blob()), where.name(), options, policy);
     }
 
     @Override
@@ -86,7 +90,7 @@ final class AzurePrefixListing extends PagedListing {
                 throw new StorageException(ErrorCode.INVALID_LISTING, name(),
                         "the answer cannot be read as a List Blobs page: " + firstLine(e), e);
             }
-            IOException failure = statusFailure(status);
+            IOException failure = statusFailure(status, e.getResponse().getHeaderValue("Retry-After"));
             failure.initCause(e);
             throw failure;
         } catch (RuntimeException e) {

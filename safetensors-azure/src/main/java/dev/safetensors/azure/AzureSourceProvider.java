@@ -121,7 +121,7 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
                 .serviceVersion(client.service().getServiceVersion())
                 .containerName(where.container())
                 .buildClient();
-        return AzurePrefixListing.of(container, uri, where, options);
+        return AzurePrefixListing.of(container, uri, where, options, policy);
     }
 
     /** Drops the clients this provider built (their connections close with them); a given client is kept. */

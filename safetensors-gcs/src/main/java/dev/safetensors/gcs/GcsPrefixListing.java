@@ -10,6 +10,7 @@ import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
 import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.BucketListing;
+import dev.safetensors.spi.RemotePolicy;
 
 import java.io.IOException;
 import java.time.Instant;
@@ -28,8 +29,8 @@ final class GcsPrefixListing extends BucketListing {
 
     private final Storage storage;
 
-    GcsPrefixListing(Storage storage, Location where, ListOptions options) throws IOException {
-        super(where, options, GCS_MAX_RESULTS);
+    GcsPrefixListing(Storage storage, Location where, ListOptions options, RemotePolicy policy) throws IOException {
+        super(where, options, GCS_MAX_RESULTS, policy);
         this.storage = storage;
     }
 

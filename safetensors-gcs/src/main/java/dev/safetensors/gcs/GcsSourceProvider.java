@@ -1,6 +1,7 @@
 package dev.safetensors.gcs;
 
 import com.google.cloud.storage.Storage;
+import com.google.cloud.storage.StorageOptions;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Listing;
@@ -28,6 +29,7 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
     private final RemotePolicy policy;
     private final boolean ownsStorage;
     private Storage storage;
+    private Storage listingStorage;
 
     /** Uses a client of its own, created on the first {@link #open}. */
     public GcsSourceProvider() {
@@ -70,31 +72,60 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
     }
 
     /**
-     * Closes the client this provider created, if any; a client passed in stays open. Idempotent.
-     *
-     * @throws IOException if the client fails to close
-     */
-    /**
-     * Lists a {@code gs://BUCKET/PREFIX/} with {@code objects.list}: ceil(N / page size) requests for N objects.
+     * Lists a {@code gs://BUCKET/PREFIX/} with {@code objects.list}: ceil(N / page size) requests for N objects,
+     * each page retried by this provider's {@link RemotePolicy}. The listing goes through a copy of the client with
+     * the SDK's own retries left out (one attempt per call), as reads do, so that attempts do not multiply.
      *
      * @throws IOException {@link ErrorCode#INVALID_SOURCE} if the URI names no bucket
      */
     @Override
     public Listing list(Location prefix, ListOptions options) throws IOException {
-        return new GcsPrefixListing(storage(), prefix, options);
+        return new GcsPrefixListing(listingStorage(), prefix, options, policy);
     }
 
+    /**
+     * Closes the client this provider created, if any, and the listings' copy of the client; a client passed in
+     * stays open. Idempotent.
+     *
+     * @throws IOException if a client fails to close
+     */
     @Override
     public synchronized void close() throws IOException {
-        if (ownsStorage && storage != null) {
-            try {
-                storage.close();
-            } catch (Exception e) {
-                throw new IOException("closing the Cloud Storage client failed: " + e.getMessage(), e);
-            } finally {
-                storage = null;
+        Storage derived = listingStorage;
+        listingStorage = null;
+        try {
+            if (derived != null) {
+                closeClient(derived);
+            }
+        } finally {
+            if (ownsStorage && storage != null) {
+                try {
+                    closeClient(storage);
+                } finally {
+                    storage = null;
+                }
             }
         }
+    }
+
+    private static void closeClient(Storage client) throws IOException {
+        try {
+            client.close();
+        } catch (Exception e) {
+            throw new IOException("closing the Cloud Storage client failed: " + e.getMessage(), e);
+        }
+    }
+
+    /** @return the client's copy without the SDK's retries, made once and closed by {@link #close()} */
+    private synchronized Storage listingStorage() {
+        if (listingStorage == null) {
+            StorageOptions options = storage().getOptions();
+            listingStorage = options.toBuilder()
+                    .setRetrySettings(options.getRetrySettings().toBuilder().setMaxAttempts(1).build())
+                    .build()
+                    .getService();
+        }
+        return listingStorage;
     }
 
     private synchronized Storage storage() {

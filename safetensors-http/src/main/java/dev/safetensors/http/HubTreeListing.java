@@ -37,7 +37,7 @@ final class HubTreeListing extends PagedListing {
     private String commit;
 
     private HubTreeListing(HttpTransport transport, HubPath at, ListOptions options) {
-        super(SourceNames.redact(at.toUri()), options, HUB_MAX_PAGE);
+        super(SourceNames.redact(at.toUri()), options, HUB_MAX_PAGE, transport.settings().remotePolicy());
         this.transport = transport;
         this.at = at;
         this.endpoint = URI.create(transport.settings().hubEndpoint().toString());
@@ -88,7 +88,7 @@ final class HubTreeListing extends PagedListing {
                         + ": access denied; a token may be needed (HF_TOKEN)");
             }
             if (status != 200) {
-                throw statusFailure(status);
+                throw statusFailure(status, answer.header("Retry-After"));
             }
             byte[] bytes = body.readNBytes(HubRepository.MAX_LISTING_BYTES + 1);
             if (bytes.length > HubRepository.MAX_LISTING_BYTES) {

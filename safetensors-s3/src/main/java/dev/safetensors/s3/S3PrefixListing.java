@@ -5,6 +5,8 @@ import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
 import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.BucketListing;
+import dev.safetensors.spi.RemotePolicy;
+import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -35,10 +37,11 @@ final class S3PrefixListing extends BucketListing {
      * @param client  the client
      * @param where   {@code s3://bucket[/prefix]}
      * @param options recursion, page size, bounds
+     * @param policy  the retries of every page
      * @throws IOException {@code INVALID_SOURCE} if the URI names no bucket
      */
-    S3PrefixListing(S3Client client, Location where, ListOptions options) throws IOException {
-        super(where, options, S3_MAX_KEYS);
+    S3PrefixListing(S3Client client, Location where, ListOptions options, RemotePolicy policy) throws IOException {
+        super(where, options, S3_MAX_KEYS, policy);
         this.client = client;
     }
 
@@ -55,7 +58,7 @@ final class S3PrefixListing extends BucketListing {
         try {
             response = client.listObjectsV2(request.build());
         } catch (SdkServiceException e) {
-            IOException failure = statusFailure(e.statusCode());
+            IOException failure = statusFailure(e.statusCode(), retryAfter(e));
             failure.initCause(e);
             throw failure;
         } catch (SdkClientException e) {
@@ -86,5 +89,12 @@ final class S3PrefixListing extends BucketListing {
             throw invalid("a truncated page carries no continuation token");
         }
         return new Page(entries, truncated ? next : null);
+    }
+
+    /** @return the answer's {@code Retry-After}, or {@code null} */
+    private static String retryAfter(SdkServiceException e) {
+        return e instanceof AwsServiceException aws && aws.awsErrorDetails() != null
+                && aws.awsErrorDetails().sdkHttpResponse() != null
+                ? aws.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("Retry-After").orElse(null) : null;
     }
 }

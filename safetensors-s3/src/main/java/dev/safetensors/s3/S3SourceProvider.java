@@ -97,7 +97,7 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
      */
     @Override
     public Listing list(Location prefix, ListOptions options) throws IOException {
-        return new S3PrefixListing(client(), prefix, options);
+        return new S3PrefixListing(client(), prefix, options, policy);
     }
 
     /** Closes the client this provider built, if any; a client passed in stays open. Idempotent. */

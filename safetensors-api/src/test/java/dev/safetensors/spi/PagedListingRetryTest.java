@@ -1,0 +1,253 @@
+package dev.safetensors.spi;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.ListEntry;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Location;
+import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.SourceStatistics;
+import dev.safetensors.StorageException;
+import dev.safetensors.testing.ManualTime;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** A page's attempts follow the listing's {@link RemotePolicy}: retried statuses and lost answers, nothing else. */
+class PagedListingRetryTest {
+    private static final Duration BASE = Duration.ofMillis(100);
+    private static final Duration MAX = Duration.ofSeconds(1);
+
+    private final ManualTime time = new ManualTime();
+
+    @AfterEach
+    void clearInterrupt() {
+        Thread.interrupted();
+    }
+
+    private RemotePolicy policy(int attempts, TimeSource with) {
+        return RemotePolicy.builder().maxAttempts(attempts).backoff(BASE, MAX).time(with).build();
+    }
+
+    /** One scripted answer of one attempt. */
+    private interface Answer {
+        PagedListing.Page give(Scripted listing) throws IOException;
+    }
+
+    private static Answer status(int status) {
+        return l -> {
+            throw l.statusFailure(status);
+        };
+    }
+
+    private static Answer status(int status, String retryAfter) {
+        return l -> {
+            throw l.statusFailure(status, retryAfter);
+        };
+    }
+
+    private static Answer noConnection() {
+        return l -> {
+            throw new StorageException(ErrorCode.NETWORK, l.name(), "connection refused",
+                    new ConnectException("refused"));
+        };
+    }
+
+    private static Answer page(String next, String... keys) {
+        return l -> {
+            List<ListEntry> entries = new ArrayList<>();
+            for (String key : keys) {
+                entries.add(ListEntry.file(Location.parse("s3://bucket/" + key), 1, null, null));
+            }
+            return new PagedListing.Page(entries, next);
+        };
+    }
+
+    /** A listing whose attempts answer from a script, counting one exchange each and noting the token asked. */
+    private static final class Scripted extends PagedListing {
+        private final Deque<Answer> script;
+        private final List<String> tokens = new ArrayList<>();
+
+        Scripted(RemotePolicy policy, Answer... answers) {
+            super("s3://bucket/", ListOptions.DEFAULT, 1000, policy);
+            this.script = new ArrayDeque<>(List.of(answers));
+        }
+
+        @Override
+        protected Page fetch(String token) throws IOException {
+            counter().exchange();
+            tokens.add(token);
+            return script.removeFirst().give(this);
+        }
+    }
+
+    private static List<String> drain(PagedListing listing) throws IOException {
+        List<String> keys = new ArrayList<>();
+        while (listing.hasNext()) {
+            keys.add(listing.next().location().display());
+        }
+        return keys;
+    }
+
+    /** Each sleep lies within the equal-jitter step of its retry: half the capped step to the full step. */
+    private void assertBackoffSteps(int retries) {
+        List<Duration> sleeps = time.sleeps();
+        assertEquals(retries, sleeps.size());
+        for (int retry = 1; retry <= retries; retry++) {
+            Duration step = BASE.multipliedBy(1L << (retry - 1));
+            step = step.compareTo(MAX) > 0 ? MAX : step;
+            Duration slept = sleeps.get(retry - 1);
+            assertTrue(slept.compareTo(step.dividedBy(2)) >= 0 && slept.compareTo(step) <= 0,
+                    "retry " + retry + " slept " + slept + ", outside " + step.dividedBy(2) + ".." + step);
+        }
+    }
+
+    @Test
+    void twoUnavailablePagesThenAnAnswerAreOnePageOfThreeExchanges() throws IOException {
+        Scripted listing = new Scripted(policy(5, time), status(503), status(503), page(null, "a", "b"));
+        assertEquals(List.of("s3://bucket/a", "s3://bucket/b"), drain(listing));
+        assertEquals(1, listing.pages());
+        assertEquals(new SourceStatistics(1, 0, 3), listing.cost());
+        assertBackoffSteps(2);
+    }
+
+    @Test
+    void theLastAttemptFailureReachesTheCaller() {
+        Scripted listing = new Scripted(policy(3, time), status(500), status(502), status(503), page(null, "a"));
+        StorageException e = assertThrows(StorageException.class, listing::hasNext);
+        assertEquals(ErrorCode.SERVER_ERROR, e.code());
+        assertTrue(e.getMessage().contains("503 after 3 attempts"), e.getMessage());
+        assertEquals(new SourceStatistics(1, 0, 3), listing.cost());
+        assertBackoffSteps(2);
+    }
+
+    @Test
+    void accessDeniedIsNotRetried() {
+        Scripted listing = new Scripted(policy(5, time), status(403), page(null, "a"));
+        SourceAccessDeniedException e = assertThrows(SourceAccessDeniedException.class, listing::hasNext);
+        assertEquals(ErrorCode.ACCESS_DENIED, e.code());
+        assertEquals(new SourceStatistics(1, 0, 1), listing.cost());
+        assertEquals(List.of(), time.sleeps());
+    }
+
+    @Test
+    void notImplementedIsAServerErrorNotRetried() {
+        Scripted listing = new Scripted(policy(5, time), status(501), page(null, "a"));
+        StorageException e = assertThrows(StorageException.class, listing::hasNext);
+        assertEquals(ErrorCode.SERVER_ERROR, e.code());
+        assertEquals(new SourceStatistics(1, 0, 1), listing.cost());
+        assertEquals(List.of(), time.sleeps());
+    }
+
+    @Test
+    void anInvalidAnswerIsNotRetried() {
+        Scripted listing = new Scripted(policy(5, time), l -> {
+            throw l.invalid("unreadable");
+        }, page(null, "a"));
+        StorageException e = assertThrows(StorageException.class, listing::hasNext);
+        assertEquals(ErrorCode.INVALID_LISTING, e.code());
+        assertEquals(new SourceStatistics(1, 0, 1), listing.cost());
+    }
+
+    @Test
+    void aLostConnectionIsRetried() throws IOException {
+        Scripted listing = new Scripted(policy(5, time), noConnection(), page(null, "a"));
+        assertEquals(List.of("s3://bucket/a"), drain(listing));
+        assertEquals(new SourceStatistics(1, 0, 2), listing.cost());
+        assertBackoffSteps(1);
+    }
+
+    @Test
+    void lostConnectionsEndAsNetworkFailures() {
+        Scripted listing = new Scripted(policy(2, time), noConnection(), noConnection());
+        StorageException e = assertThrows(StorageException.class, listing::hasNext);
+        assertEquals(ErrorCode.NETWORK, e.code());
+        assertEquals(new SourceStatistics(1, 0, 2), listing.cost());
+    }
+
+    @Test
+    void aRetryAfterWithinTheCapReplacesTheStep() throws IOException {
+        Scripted listing = new Scripted(policy(5, time), status(429, "2"), page(null, "a"));
+        assertEquals(List.of("s3://bucket/a"), drain(listing));
+        assertEquals(List.of(Duration.ofSeconds(2)), time.sleeps());
+    }
+
+    @Test
+    void aRetryAfterPastTheCapEndsTheListing() {
+        Scripted listing = new Scripted(policy(5, time), status(503, "3600"), page(null, "a"));
+        StorageException e = assertThrows(StorageException.class, listing::hasNext);
+        assertEquals(ErrorCode.SERVER_ERROR, e.code());
+        assertEquals(List.of(), time.sleeps());
+    }
+
+    @Test
+    void theRetryOfTheSecondPageKeepsItsToken() throws IOException {
+        Scripted listing = new Scripted(policy(5, time), page("t1", "a"), status(504), page(null, "b"));
+        assertEquals(List.of("s3://bucket/a", "s3://bucket/b"), drain(listing));
+        assertEquals(java.util.Arrays.asList(null, "t1", "t1"), listing.tokens);
+        assertEquals(new SourceStatistics(2, 0, 3), listing.cost());
+    }
+
+    @Test
+    void anInterruptDuringTheBackoffEndsTheListing() {
+        TimeSource interrupting = new TimeSource() {
+            @Override
+            public long nanoTime() {
+                return time.nanoTime();
+            }
+
+            @Override
+            public Instant now() {
+                return time.now();
+            }
+
+            @Override
+            public void sleep(Duration duration) throws InterruptedException {
+                throw new InterruptedException("interrupted while waiting");
+            }
+        };
+        Scripted listing = new Scripted(policy(5, interrupting), status(503), page(null, "a"));
+        StorageException e = assertThrows(StorageException.class, listing::hasNext);
+        assertEquals(ErrorCode.INTERRUPTED, e.code());
+        assertTrue(Thread.currentThread().isInterrupted());
+        assertEquals(new SourceStatistics(1, 0, 1), listing.cost());
+    }
+
+    @Test
+    void closingDuringTheBackoffEndsTheListingWithoutAnotherRequest() throws IOException {
+        Scripted[] holder = new Scripted[1];
+        TimeSource closing = new TimeSource() {
+            @Override
+            public long nanoTime() {
+                return time.nanoTime();
+            }
+
+            @Override
+            public Instant now() {
+                return time.now();
+            }
+
+            @Override
+            public void sleep(Duration duration) {
+                holder[0].close();
+                time.sleep(duration);
+            }
+        };
+        holder[0] = new Scripted(policy(5, closing), status(503), page(null, "a"));
+        assertFalse(holder[0].hasNext());
+        assertEquals(new SourceStatistics(1, 0, 1), holder[0].cost());
+        assertEquals(1, time.sleeps().size());
+    }
+}
