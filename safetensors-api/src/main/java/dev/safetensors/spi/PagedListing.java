@@ -4,6 +4,8 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Listing;
+import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 
@@ -25,7 +27,7 @@ import java.util.Objects;
  * retry).
  *
  * <p><b>Retries.</b> A page follows the {@link RemotePolicy} of the provider that lists, as every read does: a page
- * answered with a status {@link RemotePolicy#isRetryable} names (recorded by {@link #statusFailure(int, String)}),
+ * answered with a status {@link RemotePolicy#isRetryable} names (recorded by {@link #statusFailure(int, String, Throwable)}),
  * or that got no answer (a failure coded {@link ErrorCode#NETWORK} or {@link ErrorCode#TIMEOUT}, a body cut short,
  * a plain {@link IOException}), is asked again with the same continuation token, up to
  * {@link RemotePolicy#maxAttempts()} attempts in all for that page, with the policy's backoff (or a
@@ -145,13 +147,14 @@ public abstract class PagedListing implements Listing {
     }
 
     /**
-     * The same as {@link #statusFailure(int, String)} for an answer without {@code Retry-After}.
+     * The same as {@link #statusFailure(int, String, Throwable)} for an answer without {@code Retry-After} and a
+     * failure without cause.
      *
      * @param status an HTTP status that is not a success
      * @return the failure it means for a listing
      */
     protected final IOException statusFailure(int status) {
-        return statusFailure(status, null);
+        return statusFailure(status, null, null);
     }
 
     /**
@@ -160,32 +163,36 @@ public abstract class PagedListing implements Listing {
      *
      * @param status     an HTTP status that is not a success
      * @param retryAfter the answer's {@code Retry-After} value, or {@code null}
+     * @param cause      the client's failure behind it, or {@code null}
      * @return the failure it means for a listing: {@link ErrorCode#NOT_FOUND} (404, 410, a missing bucket),
      *         {@link ErrorCode#ACCESS_DENIED} (401, 403: the listing permission is missing),
-     *         {@link ErrorCode#SERVER_ERROR} (5xx, 429; 408, 429, 500, 502, 503 and 504 retried),
+     *         {@link ErrorCode#SERVER_ERROR} (5xx, 408, 429; 408, 429, 500, 502, 503 and 504 are retried first),
      *         {@link ErrorCode#INVALID_LISTING} otherwise
      */
-    protected final IOException statusFailure(int status, String retryAfter) {
+    protected final IOException statusFailure(int status, String retryAfter, Throwable cause) {
         String said = "the listing request was answered " + status;
         if (RemotePolicy.isRetryable(status)) {
             StorageException failure = new StorageException(ErrorCode.SERVER_ERROR, name, said + " after " + attempt
-                    + " attempt" + (attempt == 1 ? "" : "s"));
+                    + " attempt" + (attempt == 1 ? "" : "s"), cause);
             this.retryableAnswer = failure;
             this.retryStatus = status;
             this.retryAfter = retryAfter;
             return failure;
         }
+        IOException failure;
         if (status == 404 || status == 410) {
-            return new dev.safetensors.SourceNotFoundException(name, said + ": no such bucket or repository");
+            failure = new SourceNotFoundException(name, said + ": no such bucket or repository");
+        } else if (status == 401 || status == 403) {
+            failure = new SourceAccessDeniedException(name, said + ": listing is not allowed; check the credentials"
+                    + " and the listing permission (s3:ListBucket, storage.objects.list, Azure List Blobs)");
+        } else {
+            return new StorageException(status >= 500 ? ErrorCode.SERVER_ERROR : ErrorCode.INVALID_LISTING, name,
+                    said, cause);
         }
-        if (status == 401 || status == 403) {
-            return new dev.safetensors.SourceAccessDeniedException(name, said + ": listing is not allowed; check"
-                    + " the credentials and the listing permission (s3:ListBucket, storage.objects.list, Azure List Blobs)");
+        if (cause != null) {
+            failure.initCause(cause);
         }
-        if (status >= 500) {
-            return new StorageException(ErrorCode.SERVER_ERROR, name, said);
-        }
-        return invalid(said);
+        return failure;
     }
 
     @Override

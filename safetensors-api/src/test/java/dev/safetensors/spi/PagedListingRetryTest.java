@@ -54,7 +54,7 @@ class PagedListingRetryTest {
 
     private static Answer status(int status, String retryAfter) {
         return l -> {
-            throw l.statusFailure(status, retryAfter);
+            throw l.statusFailure(status, retryAfter, null);
         };
     }
 
@@ -131,6 +131,18 @@ class PagedListingRetryTest {
         assertTrue(e.getMessage().contains("503 after 3 attempts"), e.getMessage());
         assertEquals(new SourceStatistics(1, 0, 3), listing.cost());
         assertBackoffSteps(2);
+    }
+
+    @Test
+    void everyStatusFailureKeepsTheClientFailureAsItsCause() {
+        for (int status : new int[] {400, 403, 404, 501, 503}) {
+            IOException cause = new IOException("the client's own failure");
+            Scripted listing = new Scripted(policy(1, time), l -> {
+                throw l.statusFailure(status, null, cause);
+            });
+            IOException e = assertThrows(IOException.class, listing::hasNext);
+            assertEquals(cause, e.getCause(), "status " + status);
+        }
     }
 
     @Test

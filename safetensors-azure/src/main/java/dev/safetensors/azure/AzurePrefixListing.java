@@ -90,9 +90,7 @@ final class AzurePrefixListing extends PagedListing {
                 throw new StorageException(ErrorCode.INVALID_LISTING, name(),
                         "the answer cannot be read as a List Blobs page: " + firstLine(e), e);
             }
-            IOException failure = statusFailure(status, e.getResponse().getHeaderValue("Retry-After"));
-            failure.initCause(e);
-            throw failure;
+            throw statusFailure(status, e.getResponse().getHeaderValue("Retry-After"), e);
         } catch (RuntimeException e) {
             // the SDK's XML reader and its reactive core fail unchecked, for an answer that is not a List Blobs
             // page and for a connection that broke alike: the cause chain tells which

@@ -53,11 +53,9 @@ final class GcsPrefixListing extends BucketListing {
         try {
             page = storage.list(at.bucket(), asked.toArray(Storage.BlobListOption[]::new));
         } catch (StorageException e) {
-            IOException failure = e.getCode() > 0 ? statusFailure(e.getCode())
+            throw e.getCode() > 0 ? statusFailure(e.getCode(), null, e)
                     : new dev.safetensors.StorageException(ErrorCode.NETWORK, name(), "the listing request failed: "
-                    + dev.safetensors.spi.SourceNames.clip(String.valueOf(e.getMessage())));
-            failure.initCause(e);
-            throw failure;
+                    + dev.safetensors.spi.SourceNames.clip(String.valueOf(e.getMessage())), e);
         }
         List<ListEntry> entries = new ArrayList<>();
         for (Blob b : page.getValues()) {

@@ -88,7 +88,7 @@ final class HubTreeListing extends PagedListing {
                         + ": access denied; a token may be needed (HF_TOKEN)");
             }
             if (status != 200) {
-                throw statusFailure(status, answer.header("Retry-After"));
+                throw statusFailure(status, answer.header("Retry-After"), null);
             }
             byte[] bytes = body.readNBytes(HubRepository.MAX_LISTING_BYTES + 1);
             if (bytes.length > HubRepository.MAX_LISTING_BYTES) {

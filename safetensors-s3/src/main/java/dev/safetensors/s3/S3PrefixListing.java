@@ -58,9 +58,7 @@ final class S3PrefixListing extends BucketListing {
         try {
             response = client.listObjectsV2(request.build());
         } catch (SdkServiceException e) {
-            IOException failure = statusFailure(e.statusCode(), retryAfter(e));
-            failure.initCause(e);
-            throw failure;
+            throw statusFailure(e.statusCode(), retryAfter(e), e);
         } catch (SdkClientException e) {
             throw SdkFailureTranslator.noAnswer(name(), "ListObjectsV2", e);
         }
