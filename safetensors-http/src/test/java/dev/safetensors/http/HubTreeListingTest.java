@@ -8,10 +8,14 @@ import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.StorageException;
 import dev.safetensors.fixtures.FakeHub;
+import dev.safetensors.spi.RemotePolicy;
+import dev.safetensors.testing.ManualTime;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -55,6 +59,50 @@ class HubTreeListingTest {
             all.add(listing.next());
         }
         return all;
+    }
+
+    @Test
+    void aTreePageAnswered503IsAskedAgainWithTheSameCursor() throws Exception {
+        String api = "/api/models/acme/tiny/tree/main/shards";
+        page(api, null, "[{\"type\":\"file\",\"path\":\"shards/a.safetensors\",\"size\":10,\"oid\":\"g1\"}]",
+                HUB.endpoint() + api + "?cursor=abc");
+        HUB.hub().stubFor(get(urlPathEqualTo(api)).withQueryParam("cursor", equalTo("abc"))
+                .inScenario("second page").whenScenarioStateIs(Scenario.STARTED).willSetStateTo("answered")
+                .willReturn(aResponse().withStatus(503).withHeader("Retry-After", "1")));
+        HUB.hub().stubFor(get(urlPathEqualTo(api)).withQueryParam("cursor", equalTo("abc"))
+                .inScenario("second page").whenScenarioStateIs("answered")
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withHeader("X-Repo-Commit", C)
+                        .withBody("[{\"type\":\"file\",\"path\":\"shards/b.safetensors\",\"size\":20,"
+                                + "\"oid\":\"g2\"}]")));
+        ManualTime time = new ManualTime();
+        HttpSourceProvider retrying = new HttpSourceProvider(FakeHubSettings.of(HUB)
+                .remotePolicy(RemotePolicy.builder().maxAttempts(3).time(time).build()).build());
+        try (Listing listing = retrying.list(Location.parse("hf://acme/tiny/shards/"), ListOptions.DEFAULT)) {
+            List<ListEntry> all = drain(listing);
+            assertEquals(List.of("hf://acme/tiny@" + C + "/shards/a.safetensors",
+                    "hf://acme/tiny@" + C + "/shards/b.safetensors"), all.stream().map(e -> e.location().text())
+                    .toList());
+            assertEquals(2, listing.cost().requests());
+            assertEquals(3, listing.cost().exchanges());
+        }
+        assertEquals(3, HUB.hubRequests().size());
+        assertEquals(List.of(Duration.ofSeconds(1)), time.sleeps(), "the Hub's Retry-After, on the policy's clock");
+    }
+
+    @Test
+    void aTreePageAnswered501EndsTheListingAtOnce() throws Exception {
+        String api = "/api/models/acme/tiny/tree/main/shards";
+        HUB.hub().stubFor(get(urlPathEqualTo(api)).willReturn(aResponse().withStatus(501)));
+        ManualTime time = new ManualTime();
+        HttpSourceProvider retrying = new HttpSourceProvider(FakeHubSettings.of(HUB)
+                .remotePolicy(RemotePolicy.builder().maxAttempts(3).time(time).build()).build());
+        try (Listing listing = retrying.list(Location.parse("hf://acme/tiny/shards/"), ListOptions.DEFAULT)) {
+            StorageException e = assertThrows(StorageException.class, listing::hasNext);
+            assertEquals(ErrorCode.SERVER_ERROR, e.code());
+        }
+        assertEquals(1, HUB.hubRequests().size());
+        assertEquals(List.of(), time.sleeps());
     }
 
     @Test
