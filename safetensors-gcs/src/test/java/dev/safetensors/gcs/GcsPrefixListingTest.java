@@ -1,5 +1,6 @@
 package dev.safetensors.gcs;
 
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.google.cloud.storage.Storage;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
@@ -8,6 +9,8 @@ import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.RemotePolicy;
+import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -68,6 +71,29 @@ class GcsPrefixListingTest {
             all.add(listing.next());
         }
         return all;
+    }
+
+    @Test
+    void aPageAnswered503IsRetriedByThePolicyNotByTheSdk() throws Exception {
+        server.wireMock.stubFor(get(urlPathEqualTo("/storage/v1/b/models/o")).inScenario("listing")
+                .whenScenarioStateIs(Scenario.STARTED).willSetStateTo("answered")
+                .willReturn(aResponse().withStatus(503).withHeader("Content-Type", "application/json")
+                        .withBody("{\"error\":{\"code\":503,\"message\":\"Backend Error\"}}")));
+        server.wireMock.stubFor(get(urlPathEqualTo("/storage/v1/b/models/o")).inScenario("listing")
+                .whenScenarioStateIs("answered")
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/json")
+                        .withBody(page(0, 2, null))));
+        ManualTime time = new ManualTime();
+        // a client that would retry by itself: the provider's listings leave its retries out
+        try (Storage retrying = server.storage(3);
+             Listing listing = new GcsSourceProvider(retrying, RemotePolicy.builder().time(time).build())
+                     .list(Location.parse("gs://models/run/"), ListOptions.DEFAULT.withRecursive(true))) {
+            assertEquals(2, drain(listing).size());
+            assertEquals(1, listing.cost().requests());
+            assertEquals(2, listing.cost().exchanges());
+        }
+        assertEquals(2, server.urls().size());
+        assertEquals(1, time.sleeps().size(), "the one retry is the policy's, on its clock");
     }
 
     @Test
