@@ -2,6 +2,7 @@ package dev.safetensors.azure;
 
 import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.http.Fault;
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
@@ -11,13 +12,16 @@ import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
+import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.Base64;
+import java.util.List;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.absent;
@@ -38,6 +42,7 @@ class AzurePrefixListingMisbehaviourTest {
     private static final String CONTAINER_PATH = "/" + ACCOUNT + "/models";
 
     private static WireMockServer server;
+    private final ManualTime time = new ManualTime();
 
     @BeforeAll
     static void start() {
@@ -55,10 +60,15 @@ class AzurePrefixListingMisbehaviourTest {
         server.resetAll();
     }
 
-    private static Listing list(ListOptions options) throws IOException {
+    private Listing list(ListOptions options) throws IOException {
         AzureClientOptions o = AzureClientOptions.builder().key(KEY).account(ACCOUNT)
                 .endpoint("http://127.0.0.1:" + server.port() + "/" + ACCOUNT).entraId(false).build();
-        return new AzureSourceProvider(o, RemotePolicy.DEFAULT).list(Location.parse("az://models/p/"), options);
+        return new AzureSourceProvider(o, policy(5)).list(Location.parse("az://models/p/"), options);
+    }
+
+    /** @return the policy of these tests: its waits recorded on {@link #time}, never slept */
+    private RemotePolicy policy(int attempts) {
+        return RemotePolicy.builder().maxAttempts(attempts).time(time).build();
     }
 
     /** A List Blobs page of the blobs named, with the marker given (or none). */
@@ -184,15 +194,43 @@ class AzurePrefixListingMisbehaviourTest {
         AzureClientOptions o = AzureClientOptions.builder().sasToken("sv=2021-08-06&sp=rl&sig=" + signature)
                 .account(ACCOUNT).endpoint("http://127.0.0.1:" + server.port() + "/" + ACCOUNT).entraId(false)
                 .build();
-        try (Listing listing = new AzureSourceProvider(o, RemotePolicy.DEFAULT).list(Location.parse("az://models/p/"),
+        try (Listing listing = new AzureSourceProvider(o, policy(2)).list(Location.parse("az://models/p/"),
                 ListOptions.DEFAULT)) {
             StorageException e = drainFails(StorageException.class, listing);
             assertEquals(ErrorCode.NETWORK, e.code(), e.toString());
             assertFalse(e.getMessage().contains(signature), e.getMessage());
         }
-        // the JDK HttpClient resends an idempotent GET once when the connection breaks before any answer; the SDK's
-        // retry policy, which would try 4 times with waits, is not in the pipeline
-        assertEquals(2, listRequests());
+        // two attempts of the policy; the JDK HttpClient resends an idempotent GET once when the connection breaks
+        // before any answer; the SDK's retry policy, which would try 4 times with waits, is not in the pipeline
+        assertEquals(4, listRequests());
+        assertEquals(1, time.sleeps().size());
+    }
+
+    @Test
+    void aPageAnswered503IsAskedAgainWithItsMarker() throws Exception {
+        server.stubFor(get(urlPathEqualTo(CONTAINER_PATH)).withQueryParam("comp", equalTo("list"))
+                .withQueryParam("marker", absent())
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/xml")
+                        .withBody(page("m1", "p/a.safetensors"))));
+        server.stubFor(get(urlPathEqualTo(CONTAINER_PATH)).withQueryParam("marker", equalTo("m1"))
+                .inScenario("second page").whenScenarioStateIs(Scenario.STARTED).willSetStateTo("answered")
+                .willReturn(aResponse().withStatus(503).withHeader("Retry-After", "2")));
+        server.stubFor(get(urlPathEqualTo(CONTAINER_PATH)).withQueryParam("marker", equalTo("m1"))
+                .inScenario("second page").whenScenarioStateIs("answered")
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/xml")
+                        .withBody(page(null, "p/b.safetensors"))));
+        try (Listing listing = list(ListOptions.DEFAULT.withRecursive(true))) {
+            int n = 0;
+            while (listing.hasNext()) {
+                listing.next();
+                n++;
+            }
+            assertEquals(2, n);
+            assertEquals(2, listing.cost().requests());
+            assertEquals(3, listing.cost().exchanges());
+        }
+        assertEquals(3, listRequests());
+        assertEquals(List.of(Duration.ofSeconds(2)), time.sleeps(), "the server's Retry-After");
     }
 
     @Test
