@@ -25,8 +25,9 @@ import java.util.concurrent.ThreadLocalRandom;
  * the server asked to wait. A body that breaks midway (a reset, a short body, a read timeout) is resumed from its
  * first missing byte, at the same pinned version, as another attempt. The budget is per request and there is no
  * other: sending, status retries and resumptions of one read share {@link #maxAttempts()} attempts, and a reader
- * that fetches a tensor in parallel parts adds no retry loop of its own. Only the final failure reaches the caller;
- * each retry is logged at {@code DEBUG}.
+ * that fetches a tensor in parallel parts adds no retry loop of its own. A page of a listing
+ * ({@link PagedListing}) is a request too, with its own budget. Only the final failure reaches the caller; each
+ * retry is logged at {@code DEBUG}.
  *
  * <h2>Deadline</h2>
  * Every request has, besides the backend's idle timeout, an overall deadline from its first attempt to the end of
