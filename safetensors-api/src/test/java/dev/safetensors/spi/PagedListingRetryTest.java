@@ -5,6 +5,7 @@ import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
 import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 import dev.safetensors.testing.ManualTime;
@@ -145,32 +146,35 @@ class PagedListingRetryTest {
         }
     }
 
-    @Test
-    void accessDeniedIsNotRetried() {
-        Scripted listing = new Scripted(policy(5, time), status(403), page(null, "a"));
-        SourceAccessDeniedException e = assertThrows(SourceAccessDeniedException.class, listing::hasNext);
-        assertEquals(ErrorCode.ACCESS_DENIED, e.code());
+    /** Runs a listing whose first attempt fails with {@code first}; checks it made one attempt and no wait. */
+    private <T extends IOException> T finalAtOnce(Class<T> type, Answer first) {
+        Scripted listing = new Scripted(policy(5, time), first, page(null, "a"));
+        T e = assertThrows(type, listing::hasNext);
         assertEquals(new SourceStatistics(1, 0, 1), listing.cost());
         assertEquals(List.of(), time.sleeps());
+        return e;
+    }
+
+    @Test
+    void accessDeniedIsNotRetried() {
+        assertEquals(ErrorCode.ACCESS_DENIED, finalAtOnce(SourceAccessDeniedException.class, status(403)).code());
+    }
+
+    @Test
+    void notFoundIsNotRetried() {
+        assertEquals(ErrorCode.NOT_FOUND, finalAtOnce(SourceNotFoundException.class, status(404)).code());
     }
 
     @Test
     void notImplementedIsAServerErrorNotRetried() {
-        Scripted listing = new Scripted(policy(5, time), status(501), page(null, "a"));
-        StorageException e = assertThrows(StorageException.class, listing::hasNext);
-        assertEquals(ErrorCode.SERVER_ERROR, e.code());
-        assertEquals(new SourceStatistics(1, 0, 1), listing.cost());
-        assertEquals(List.of(), time.sleeps());
+        assertEquals(ErrorCode.SERVER_ERROR, finalAtOnce(StorageException.class, status(501)).code());
     }
 
     @Test
     void anInvalidAnswerIsNotRetried() {
-        Scripted listing = new Scripted(policy(5, time), l -> {
+        assertEquals(ErrorCode.INVALID_LISTING, finalAtOnce(StorageException.class, l -> {
             throw l.invalid("unreadable");
-        }, page(null, "a"));
-        StorageException e = assertThrows(StorageException.class, listing::hasNext);
-        assertEquals(ErrorCode.INVALID_LISTING, e.code());
-        assertEquals(new SourceStatistics(1, 0, 1), listing.cost());
+        }).code());
     }
 
     @Test
@@ -212,9 +216,14 @@ class PagedListingRetryTest {
         assertEquals(new SourceStatistics(2, 0, 3), listing.cost());
     }
 
-    @Test
-    void anInterruptDuringTheBackoffEndsTheListing() {
-        TimeSource interrupting = new TimeSource() {
+    /** What a sleep does instead of waiting. */
+    private interface Sleep {
+        void run(Duration duration) throws InterruptedException;
+    }
+
+    /** @return a time source on {@link #time} whose sleeps do {@code sleep} */
+    private TimeSource sleeping(Sleep sleep) {
+        return new TimeSource() {
             @Override
             public long nanoTime() {
                 return time.nanoTime();
@@ -227,9 +236,16 @@ class PagedListingRetryTest {
 
             @Override
             public void sleep(Duration duration) throws InterruptedException {
-                throw new InterruptedException("interrupted while waiting");
+                sleep.run(duration);
             }
         };
+    }
+
+    @Test
+    void anInterruptDuringTheBackoffEndsTheListing() {
+        TimeSource interrupting = sleeping(d -> {
+            throw new InterruptedException("interrupted while waiting");
+        });
         Scripted listing = new Scripted(policy(5, interrupting), status(503), page(null, "a"));
         StorageException e = assertThrows(StorageException.class, listing::hasNext);
         assertEquals(ErrorCode.INTERRUPTED, e.code());
@@ -240,23 +256,10 @@ class PagedListingRetryTest {
     @Test
     void closingDuringTheBackoffEndsTheListingWithoutAnotherRequest() throws IOException {
         Scripted[] holder = new Scripted[1];
-        TimeSource closing = new TimeSource() {
-            @Override
-            public long nanoTime() {
-                return time.nanoTime();
-            }
-
-            @Override
-            public Instant now() {
-                return time.now();
-            }
-
-            @Override
-            public void sleep(Duration duration) {
-                holder[0].close();
-                time.sleep(duration);
-            }
-        };
+        TimeSource closing = sleeping(d -> {
+            holder[0].close();
+            time.sleep(d);
+        });
         holder[0] = new Scripted(policy(5, closing), status(503), page(null, "a"));
         assertFalse(holder[0].hasNext());
         assertEquals(new SourceStatistics(1, 0, 1), holder[0].cost());

@@ -3,6 +3,10 @@ package dev.safetensors.s3;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.ListEntry;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
+import dev.safetensors.Location;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceChangedException;
@@ -25,6 +29,7 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -36,22 +41,37 @@ import java.util.logging.Logger;
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.getRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.head;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathMatching;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Servers that answer something other than what was asked, objects that change, and the errors S3 reports. */
+/**
+ * Servers that answer something other than what was asked, objects that change, and the errors S3 reports, for
+ * reads and for {@code ListObjectsV2} pages.
+ */
 class S3SourceMisbehaviourTest {
     private static final String ETAG = "\"e1\"";
     private static final int LARGE = 8 * 1024 * 1024;
 
     private static final long HANG_GUARD_SECONDS = 60;
+    private static final String LIST_PATH = "/" + WireMockS3.BUCKET + "/?";
+    private static final String SLOW_DOWN = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Error><Code>SlowDown</Code>"
+            + "<Message>Please reduce your request rate.</Message></Error>";
+    private static final String PAGE = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>"
+            + "<ListBucketResult xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Name>models</Name>"
+            + "<Prefix>run/</Prefix><KeyCount>1</KeyCount><MaxKeys>1000</MaxKeys><IsTruncated>false</IsTruncated>"
+            + "<Contents><Key>run/a.safetensors</Key><Size>10</Size><ETag>\"e1\"</ETag>"
+            + "<LastModified>2026-01-01T00:00:00.000Z</LastModified></Contents></ListBucketResult>";
 
     private static WireMockS3 s3;
+    /** The clock of the listings' policy: its waits recorded, never slept. */
+    private final ManualTime listingTime = new ManualTime();
 
     @BeforeAll
     static void start() {
@@ -401,5 +421,73 @@ class S3SourceMisbehaviourTest {
             assertFalse(Arrays.stream(t.getSuppressed()).anyMatch(s -> String.valueOf(s.getMessage())
                     .contains(WireMockS3.SECRET_KEY)), message);
         }
+    }
+
+    // ListObjectsV2 pages: retried by the provider's policy, the S3 client itself never retries
+
+    private Listing list(int attempts) throws IOException {
+        RemotePolicy policy = RemotePolicy.builder().maxAttempts(attempts).time(listingTime).build();
+        return new S3SourceProvider(s3.client, policy).list(Location.parse("s3://models/run/"), ListOptions.DEFAULT);
+    }
+
+    /** Answers the listing with the statuses given in turn, then with {@link #PAGE}. */
+    private void answer(int... statuses) {
+        String state = Scenario.STARTED;
+        for (int i = 0; i < statuses.length; i++) {
+            String next = "attempt " + (i + 2);
+            s3.server.stubFor(get(urlPathMatching(LIST_PATH)).withQueryParam("list-type", equalTo("2"))
+                    .inScenario("listing").whenScenarioStateIs(state).willSetStateTo(next)
+                    .willReturn(aResponse().withStatus(statuses[i]).withHeader("Content-Type", "application/xml")
+                            .withBody(SLOW_DOWN)));
+            state = next;
+        }
+        s3.server.stubFor(get(urlPathMatching(LIST_PATH)).withQueryParam("list-type", equalTo("2"))
+                .inScenario("listing").whenScenarioStateIs(state)
+                .willReturn(aResponse().withStatus(200).withHeader("Content-Type", "application/xml").withBody(PAGE)));
+    }
+
+    private int listRequests() {
+        return s3.server.findAll(getRequestedFor(urlPathMatching(LIST_PATH))).size();
+    }
+
+    @Test
+    void aPageAnswered503IsAskedAgainAndTheListingCompletes() throws IOException {
+        answer(503);
+        List<ListEntry> entries = new ArrayList<>();
+        try (Listing listing = list(5)) {
+            while (listing.hasNext()) {
+                entries.add(listing.next());
+            }
+            assertEquals(new SourceStatistics(1, 0, 2), listing.cost());
+        }
+        assertEquals(1, entries.size());
+        assertEquals("s3://models/run/a.safetensors", entries.get(0).location().text());
+        assertEquals(2, listRequests(), "one retry on the wire, none by the SDK");
+        assertEquals(1, listingTime.sleeps().size());
+        Duration slept = listingTime.sleeps().get(0);
+        Duration step = RemotePolicy.DEFAULT.backoffBase();
+        assertTrue(slept.compareTo(step.dividedBy(2)) >= 0 && slept.compareTo(step) <= 0, slept.toString());
+    }
+
+    @Test
+    void aPageUnavailableOnEveryAttemptEndsAsAServerError() throws IOException {
+        answer(503, 503, 503);
+        try (Listing listing = list(3)) {
+            StorageException e = assertThrows(StorageException.class, listing::hasNext);
+            assertEquals(ErrorCode.SERVER_ERROR, e.code());
+        }
+        assertEquals(3, listRequests());
+        assertEquals(2, listingTime.sleeps().size());
+    }
+
+    @Test
+    void aPageAnswered501IsNotAskedAgain() throws IOException {
+        answer(501);
+        try (Listing listing = list(5)) {
+            StorageException e = assertThrows(StorageException.class, listing::hasNext);
+            assertEquals(ErrorCode.SERVER_ERROR, e.code());
+        }
+        assertEquals(1, listRequests());
+        assertEquals(List.of(), listingTime.sleeps());
     }
 }
