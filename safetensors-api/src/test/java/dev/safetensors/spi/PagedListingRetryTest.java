@@ -20,9 +20,11 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
+import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -136,13 +138,20 @@ class PagedListingRetryTest {
 
     @Test
     void everyStatusFailureKeepsTheClientFailureAsItsCause() {
+        Map<Integer, Class<? extends IOException>> types = Map.of(400, StorageException.class,
+                403, SourceAccessDeniedException.class, 404, SourceNotFoundException.class,
+                501, StorageException.class, 503, StorageException.class);
+        Map<Integer, ErrorCode> codes = Map.of(400, ErrorCode.INVALID_LISTING, 403, ErrorCode.ACCESS_DENIED,
+                404, ErrorCode.NOT_FOUND, 501, ErrorCode.SERVER_ERROR, 503, ErrorCode.SERVER_ERROR);
         for (int status : new int[] {400, 403, 404, 501, 503}) {
             IOException cause = new IOException("the client's own failure");
             Scripted listing = new Scripted(policy(1, time), l -> {
                 throw l.statusFailure(status, null, cause);
             });
-            IOException e = assertThrows(IOException.class, listing::hasNext);
-            assertEquals(cause, e.getCause(), "status " + status);
+            IOException e = assertThrows(types.get(status), listing::hasNext);
+            assertEquals(types.get(status), e.getClass(), "status " + status);
+            assertEquals(codes.get(status), ErrorCode.of(e), "status " + status);
+            assertSame(cause, e.getCause(), "status " + status);
         }
     }
 

@@ -63,8 +63,8 @@ final class Batch {
                 while (inFlight < window && targets.hasNext()) {
                     Target t = targets.next();
                     List<CompletableFuture<SourceResult>> files = new ArrayList<>();
-                    List<Target.File> todo = t instanceof Target.Checkpoint c ? c.shards() : List.of((Target.File) t);
-                    for (Target.File f : todo) {
+                    List<Target.File> toCheck = t instanceof Target.Checkpoint c ? c.shards() : List.of((Target.File) t);
+                    for (Target.File f : toCheck) {
                         files.add(CompletableFuture.supplyAsync(() -> {
                             SourceResult r = check.check(f);
                             afterEach.run();

@@ -1,19 +1,23 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.spi.TimeSource;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.TimeUnit;
 
 /**
  * A loopback TCP proxy that holds every chunk a client sends for a fixed delay before forwarding it: a request,
  * which arrives in one chunk, then reaches the server that much later, as over a long network path. Answers flow
- * back at once. Each connection gets two threads; closing the proxy stops them.
+ * back at once. The delay is waited on the {@link TimeSource} given: {@code PrefixThroughputTest} (slow tier)
+ * measures real throughput against real latency, so it passes {@link TimeSource#SYSTEM}. Each connection gets two
+ * threads; closing the proxy stops them.
  */
 final class DelayingProxy implements AutoCloseable {
     private final ServerSocket listener;
@@ -25,17 +29,18 @@ final class DelayingProxy implements AutoCloseable {
 
     /**
      * @param upstreamPort the loopback port to forward to
-     * @param delayMillis  the delay added to every chunk sent upstream
+     * @param delay        the delay added to every chunk sent upstream
+     * @param time         where the delay is waited
      */
-    DelayingProxy(int upstreamPort, long delayMillis) throws IOException {
+    DelayingProxy(int upstreamPort, Duration delay, TimeSource time) throws IOException {
         listener = new ServerSocket(0, 128, InetAddress.getLoopbackAddress());
         threads.execute(() -> {
             while (!listener.isClosed()) {
                 try {
                     Socket client = listener.accept();
                     Socket upstream = new Socket(InetAddress.getLoopbackAddress(), upstreamPort);
-                    threads.execute(() -> pump(client, upstream, delayMillis));
-                    threads.execute(() -> pump(upstream, client, 0));
+                    threads.execute(() -> pump(client, upstream, delay, time));
+                    threads.execute(() -> pump(upstream, client, Duration.ZERO, time));
                 } catch (IOException e) {
                     return; // closed
                 }
@@ -47,14 +52,12 @@ final class DelayingProxy implements AutoCloseable {
         return listener.getLocalPort();
     }
 
-    private static void pump(Socket from, Socket to, long delayMillis) {
+    private static void pump(Socket from, Socket to, Duration delay, TimeSource time) {
         byte[] buffer = new byte[64 * 1024];
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             for (int n; (n = in.read(buffer)) > 0; ) {
-                if (delayMillis > 0) {
-                    // a slow peer on purpose: the latency is what PrefixThroughputTest (slow tier) measures against,
-                    // so it cannot run on a test clock; no assertion depends on it, only the printed figures
-                    TimeUnit.MILLISECONDS.sleep(delayMillis);
+                if (!delay.isZero()) {
+                    time.sleep(delay);
                 }
                 out.write(buffer, 0, n);
                 out.flush();
