@@ -103,6 +103,12 @@ public enum ErrorCode {
     TRUNCATED,
     /** The reading thread was interrupted. */
     INTERRUPTED,
+    /**
+     * A local folder holds the journal of a multi-file commit that a writer began and did not finish, so its files
+     * may be a mix of two checkpoints. A read reports it and changes nothing; a writer (or {@code safetensors
+     * recover}) finishes it, and only from a journal whose every name the writer itself generates.
+     */
+    INTERRUPTED_COMMIT,
     /** An output could not be written: a full disk, a closed pipe, an output that is the input. */
     WRITE_FAILED,
     /** Any other input or output failure. */
