@@ -8,7 +8,9 @@ import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.RequestCounter;
+import dev.safetensors.spi.RetriedRequest;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
@@ -42,7 +44,8 @@ import java.util.TreeSet;
  * {@link dev.safetensors.InvalidLocationException} for a malformed location or a listing of more than
  * {@value #MAX_LISTING_CHECKPOINTS} checkpoints ({@link ErrorCode#INVALID_SOURCE}), and a {@link StorageException}
  * ({@link ErrorCode#SERVER_ERROR}) for an answer that is not a listing or exceeds {@value #MAX_LISTING_BYTES} bytes.
- * Thread-safe; all listings share one {@link java.net.http.HttpClient}.
+ * Every request is made under the settings' {@link RemotePolicy} ({@link RetriedRequest}): a 5xx, 408, 429 or a lost
+ * connection is asked again, as reads are. Thread-safe; all listings share one {@link java.net.http.HttpClient}.
  */
 public final class HubRepository {
     /** The largest listing answer read: some 200,000 file names. */
@@ -91,24 +94,31 @@ public final class HubRepository {
         counter.request();
         URI api = URI.create(transport.settings().hubEndpoint() + "/api/" + at.type().plural + "/" + at.namespace()
                 + "/" + at.name() + "/revision/" + HubPath.encode(at.revision(), false));
-        FinalResponse answer = transport.get(name, api, null, null, counter);
-        HubListingJson.Answer info;
-        try (InputStream body = answer.body()) {
-            if (answer.status() >= 400) {
-                throw listingFailure(name, at, answer.status());
-            }
-            if (answer.status() != 200) {
-                throw new StorageException(ErrorCode.SERVER_ERROR, name, "GET " + SourceNames.redact(api)
-                        + " answered " + answer.status() + " instead of a listing");
-            }
-            byte[] bytes = body.readNBytes(MAX_LISTING_BYTES + 1);
-            if (bytes.length > MAX_LISTING_BYTES) {
-                throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing has more than "
-                        + MAX_LISTING_BYTES + " bytes");
-            }
-            counter.bytes(bytes.length);
-            info = HubListingJson.parse(name, bytes);
-        }
+        byte[] bytes = RetriedRequest.call(transport.settings().remotePolicy(), name, "the revision listing",
+                attempt -> {
+                    FinalResponse answer = transport.get(name, api, null, null, counter);
+                    try (InputStream body = answer.body()) {
+                        if (RemotePolicy.isRetryable(answer.status())) {
+                            return RetriedRequest.Outcome.retryable(answer.status(), answer.header("Retry-After"),
+                                    listingFailure(name, at, answer.status()));
+                        }
+                        if (answer.status() >= 400) {
+                            throw listingFailure(name, at, answer.status());
+                        }
+                        if (answer.status() != 200) {
+                            throw new StorageException(ErrorCode.SERVER_ERROR, name, "GET " + SourceNames.redact(api)
+                                    + " answered " + answer.status() + " instead of a listing");
+                        }
+                        byte[] read = body.readNBytes(MAX_LISTING_BYTES + 1);
+                        if (read.length > MAX_LISTING_BYTES) {
+                            throw new StorageException(ErrorCode.SERVER_ERROR, name, "the listing has more than "
+                                    + MAX_LISTING_BYTES + " bytes");
+                        }
+                        counter.bytes(read.length);
+                        return RetriedRequest.Outcome.answer(read);
+                    }
+                });
+        HubListingJson.Answer info = HubListingJson.parse(name, bytes);
         String commit = info.sha() != null && !info.sha().isEmpty() ? info.sha() : at.revision();
         Set<String> files = new TreeSet<>(info.files());
         return listing(name, at, commit, files, counter);
@@ -176,11 +186,20 @@ public final class HubRepository {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": names a repository, not a file");
         }
         RequestCounter counter = new RequestCounter();
-        FinalResponse answer = transport.head(name, at.resolveUrl(transport.settings().hubEndpoint()), counter);
+        URI url = at.resolveUrl(transport.settings().hubEndpoint());
+        FinalResponse answer = RetriedRequest.call(transport.settings().remotePolicy(), name, "the HEAD of "
+                + at.path(), attempt -> {
+                    FinalResponse got = transport.head(name, url, counter);
+                    if (RemotePolicy.isRetryable(got.status())) {
+                        return RetriedRequest.Outcome.retryable(got.status(), got.header("Retry-After"),
+                                failure("HEAD of " + at.path() + " in ", name, at, got.status()));
+                    }
+                    if (got.status() >= 400) {
+                        throw failure("HEAD of " + at.path() + " in ", name, at, got.status());
+                    }
+                    return RetriedRequest.Outcome.answer(got);
+                });
         int status = answer.status();
-        if (status >= 400) {
-            throw failure("HEAD of " + at.path() + " in ", name, at, status);
-        }
         String etag = answer.linkedEtag() != null ? answer.linkedEtag() : answer.header("ETag");
         if (answer.repoCommit() == null || etag == null) {
             throw new StorageException(ErrorCode.SERVER_ERROR, name, "the Hub's answer names no "

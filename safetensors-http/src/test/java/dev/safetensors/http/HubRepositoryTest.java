@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
@@ -8,6 +9,8 @@ import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 import dev.safetensors.fixtures.FakeHub;
+import dev.safetensors.spi.RemotePolicy;
+import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -16,12 +19,14 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.get;
+import static com.github.tomakehurst.wiremock.client.WireMock.head;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -182,5 +187,61 @@ class HubRepositoryTest {
                 () -> repositories.list(URI.create("hf://gpt2")));
         assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertEquals(0, HUB.hubRequests().size());
+    }
+
+    /** A client whose retries wait on a manual clock: three attempts, the waits recorded, no real time. */
+    private static HubRepository retrying(ManualTime time) {
+        return new HubRepository(FakeHubSettings.of(HUB)
+                .remotePolicy(RemotePolicy.builder().maxAttempts(3).time(time).build()).build());
+    }
+
+    /** Answers the first request to {@code url} with {@code status} and a Retry-After of one second, once. */
+    private static void onceUnavailable(com.github.tomakehurst.wiremock.client.MappingBuilder request, int status) {
+        HUB.hub().stubFor(request.atPriority(1).inScenario("once").whenScenarioStateIs(Scenario.STARTED)
+                .willSetStateTo("answered").willReturn(aResponse().withStatus(status).withHeader("Retry-After", "1")));
+    }
+
+    @Test
+    void aRevisionListingAnswered503IsAskedAgainAfterRetryAfter() throws Exception {
+        HUB.listing("acme/single", List.of("model.safetensors"));
+        onceUnavailable(get(urlPathEqualTo("/api/models/acme/single/revision/main")), 503);
+        ManualTime time = new ManualTime();
+        RepositoryListing l = retrying(time).list(URI.create("hf://acme/single"));
+        assertEquals(1, l.checkpoints().size());
+        assertEquals(2, HUB.hubRequests().size());
+        assertEquals(1, l.cost().requests(), "one listing, asked twice");
+        assertEquals(2, l.cost().exchanges());
+        assertEquals(List.of(Duration.ofSeconds(1)), time.sleeps(), "the Hub's Retry-After, on the policy's clock");
+    }
+
+    @Test
+    void aRevisionListingThatKeepsFailingEndsAfterThePolicysAttempts() {
+        HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/down/revision/main"))
+                .willReturn(aResponse().withStatus(502)));
+        ManualTime time = new ManualTime();
+        StorageException e = assertThrows(StorageException.class,
+                () -> retrying(time).list(URI.create("hf://acme/down")));
+        assertEquals(ErrorCode.SERVER_ERROR, e.code());
+        assertEquals(3, HUB.hubRequests().size());
+        assertEquals(2, time.sleeps().size());
+    }
+
+    @Test
+    void aMissingRepositoryIsFinalAtOnce() {
+        ManualTime time = new ManualTime();
+        assertThrows(NoSuchFileException.class, () -> retrying(time).list(URI.create("hf://acme/absent")));
+        assertEquals(1, HUB.hubRequests().size());
+        assertEquals(List.of(), time.sleeps());
+    }
+
+    @Test
+    void aHeadAnswered429IsAskedAgain() throws Exception {
+        byte[] content = "weights".getBytes(StandardCharsets.UTF_8);
+        HUB.publish("acme/single", "model.safetensors", content);
+        onceUnavailable(head(urlPathEqualTo("/acme/single/resolve/main/model.safetensors")), 429);
+        ManualTime time = new ManualTime();
+        HubFileMetadata meta = retrying(time).metadata(URI.create("hf://acme/single/model.safetensors"));
+        assertEquals(FakeHub.COMMIT, meta.commit());
+        assertEquals(List.of(Duration.ofSeconds(1)), time.sleeps());
     }
 }
