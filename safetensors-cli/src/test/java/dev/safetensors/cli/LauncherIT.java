@@ -44,6 +44,18 @@ class LauncherIT {
     }
 
     @Test
+    void javaOptsReachTheJvmAndTheCommandsOwnOptionsComeAfter() throws IOException {
+        Path file = Fixtures.write(dir, "o.safetensors", Fixtures.small().build());
+        // a heap too small to start proves the options reached the JVM; the command's own options come later and win
+        Cli.Run refused = Cli.run(Map.of("JAVA_OPTS", "-Xmx1m"), "validate", file.toString());
+        // the JVM says so on standard output, before any code of ours runs
+        String said = new String(refused.stdout(), java.nio.charset.StandardCharsets.UTF_8) + refused.stderr();
+        assertTrue(refused.exit() != 0 && said.contains("Too small maximum heap"), refused.describe());
+        Cli.run(Map.of("JAVA_OPTS", "-Xmx1m", "SAFETENSORS_JAVA_OPTS", "-Xmx256m"), "validate", file.toString())
+                .exits(0);
+    }
+
+    @Test
     void aManifestFromAPipeOrAProcessSubstitutionIsReadByJavaOnly() throws IOException {
         Path file = Fixtures.write(dir, "m.safetensors", Fixtures.small().build());
         Path manifest = dir.resolve("m.manifest.json");
