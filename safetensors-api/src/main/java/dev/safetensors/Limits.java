@@ -16,6 +16,24 @@ import java.util.Set;
  * <p>Immutable and thread-safe.
  */
 public final class Limits {
+    /** Default largest header length N, in bytes (rule 3): 8 MiB, some hundred times a 50,000-tensor header. */
+    public static final long DEFAULT_MAX_HEADER_BYTES = 8L * 1024 * 1024;
+    /** Default deepest nesting, the root object being depth 1 (rule 10): a header needs 3, metadata strings 2. */
+    public static final int DEFAULT_MAX_DEPTH = 8;
+    /** Default longest name or other string in UTF-8 bytes, metadata values aside (rule 12). */
+    public static final int DEFAULT_MAX_STRING_BYTES = 1024;
+    /** Default longest metadata value in UTF-8 bytes (rule 13). */
+    public static final int DEFAULT_MAX_METADATA_VALUE_BYTES = 65_536;
+    /** Default most root entries, {@code __metadata__} included (rule 14). */
+    public static final int DEFAULT_MAX_ENTRIES = 50_000;
+    /** Default most metadata keys (rule 14). */
+    public static final int DEFAULT_MAX_METADATA_KEYS = 50_000;
+    /** Default most dimensions of a shape (rule 18). */
+    public static final int DEFAULT_MAX_RANK = 16;
+    /** Default most elements {@code readFloat32} materializes (rule 23): 512 MiB of {@code float}. */
+    public static final long DEFAULT_MAX_FLOAT32_ELEMENTS = 134_217_728L;
+    /** Default bytes the first read of a header check asks for: most headers fit, so a check is one request. */
+    public static final int DEFAULT_PREFETCH_BYTES = 128 * 1024;
     /** Default largest {@code *.safetensors.index.json}: some hundred times the index of a 50,000-tensor checkpoint. */
     public static final int DEFAULT_MAX_INDEX_BYTES = 64 * 1024 * 1024;
     /** Default largest {@code config.json} read beside a checkpoint. */
@@ -99,47 +117,47 @@ public final class Limits {
         return new Builder(this);
     }
 
-    /** @return the largest accepted header length N in bytes (rule 3; default 8,388,608) */
+    /** @return the largest accepted header length N in bytes (rule 3; default {@value #DEFAULT_MAX_HEADER_BYTES}) */
     public long maxHeaderBytes() {
         return maxHeaderBytes;
     }
 
-    /** @return the deepest accepted nesting, the root object being depth 1 (rule 10; default 8) */
+    /** @return the deepest accepted nesting, the root object being depth 1 (rule 10; default {@value #DEFAULT_MAX_DEPTH}) */
     public int maxDepth() {
         return maxDepth;
     }
 
-    /** @return the longest name or other string in UTF-8 bytes, metadata values aside (rule 12; default 1,024) */
+    /** @return the longest name or other string in UTF-8 bytes, metadata values aside (rule 12; default {@value #DEFAULT_MAX_STRING_BYTES}) */
     public int maxStringBytes() {
         return maxStringBytes;
     }
 
-    /** @return the longest metadata value in UTF-8 bytes (rule 13; default 65,536) */
+    /** @return the longest metadata value in UTF-8 bytes (rule 13; default {@value #DEFAULT_MAX_METADATA_VALUE_BYTES}) */
     public int maxMetadataValueBytes() {
         return maxMetadataValueBytes;
     }
 
-    /** @return the most root entries, {@code __metadata__} included (rule 14; default 50,000) */
+    /** @return the most root entries, {@code __metadata__} included (rule 14; default {@value #DEFAULT_MAX_ENTRIES}) */
     public int maxEntries() {
         return maxEntries;
     }
 
-    /** @return the most metadata keys (rule 14; default 50,000) */
+    /** @return the most metadata keys (rule 14; default {@value #DEFAULT_MAX_METADATA_KEYS}) */
     public int maxMetadataKeys() {
         return maxMetadataKeys;
     }
 
-    /** @return the most dimensions of a shape (rule 18; default 16) */
+    /** @return the most dimensions of a shape (rule 18; default {@value #DEFAULT_MAX_RANK}) */
     public int maxRank() {
         return maxRank;
     }
 
-    /** @return the most elements {@code readFloat32} materializes (rule 23; default 134,217,728 = 512 MiB) */
+    /** @return the most elements {@code readFloat32} materializes (rule 23; default {@value #DEFAULT_MAX_FLOAT32_ELEMENTS} = 512 MiB) */
     public long maxFloat32Elements() {
         return maxFloat32Elements;
     }
 
-    /** @return how many bytes the first read of a header check asks for (default 131,072) */
+    /** @return how many bytes the first read of a header check asks for (default {@value #DEFAULT_PREFETCH_BYTES}) */
     public int prefetchBytes() {
         return prefetchBytes;
     }
@@ -201,15 +219,15 @@ public final class Limits {
 
     /** Builds a {@link Limits}; starts from the {@link #STRICT} values. Not thread-safe. */
     public static final class Builder {
-        private long maxHeaderBytes = 8L * 1024 * 1024;
-        private int maxDepth = 8;
-        private int maxStringBytes = 1024;
-        private int maxMetadataValueBytes = 65_536;
-        private int maxEntries = 50_000;
-        private int maxMetadataKeys = 50_000;
-        private int maxRank = 16;
-        private long maxFloat32Elements = 134_217_728L;
-        private int prefetchBytes = 128 * 1024;
+        private long maxHeaderBytes = DEFAULT_MAX_HEADER_BYTES;
+        private int maxDepth = DEFAULT_MAX_DEPTH;
+        private int maxStringBytes = DEFAULT_MAX_STRING_BYTES;
+        private int maxMetadataValueBytes = DEFAULT_MAX_METADATA_VALUE_BYTES;
+        private int maxEntries = DEFAULT_MAX_ENTRIES;
+        private int maxMetadataKeys = DEFAULT_MAX_METADATA_KEYS;
+        private int maxRank = DEFAULT_MAX_RANK;
+        private long maxFloat32Elements = DEFAULT_MAX_FLOAT32_ELEMENTS;
+        private int prefetchBytes = DEFAULT_PREFETCH_BYTES;
         private boolean allowLeadingWhitespace;
         private Set<DType> acceptedDtypes = DType.strictSet();
         private int maxIndexBytes = DEFAULT_MAX_INDEX_BYTES;
