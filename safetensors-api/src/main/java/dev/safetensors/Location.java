@@ -2,6 +2,10 @@ package dev.safetensors;
 
 import dev.safetensors.spi.SourceNames;
 
+import java.io.InvalidObjectException;
+import java.io.ObjectInputStream;
+import java.io.Serial;
+import java.io.Serializable;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -19,8 +23,14 @@ import java.util.Optional;
  * backend accepts a URI is the backend's decision when it is opened. {@link #display()} is the form for messages,
  * output and manifests: an {@code http(s)} URL's user information and query (a presigned URL's signature) are
  * removed there, while {@link #text()} keeps what was written, for opening.
+ *
+ * <p>Serializable, so a Spark driver can hand locations to its executors: the serial form is the text and whether it
+ * is a path, and a location read back is parsed again from them, never trusted field by field.
  */
-public final class Location {
+public final class Location implements Serializable {
+    @Serial
+    private static final long serialVersionUID = 1L;
+
     /** The file name suffix of a sharded checkpoint's index ({@code model.safetensors.index.json}). */
     public static final String INDEX_SUFFIX = ".safetensors.index.json";
 
@@ -246,5 +256,36 @@ public final class Location {
     @Override
     public String toString() {
         return display();
+    }
+
+    @Serial
+    private Object writeReplace() {
+        return new SerialForm(text, uri == null);
+    }
+
+    @Serial
+    private void readObject(ObjectInputStream in) throws InvalidObjectException {
+        throw new InvalidObjectException("a Location is read through its serial form only");
+    }
+
+    /** What a serialized location holds: the text and whether it names a local path. */
+    private record SerialForm(String text, boolean local) implements Serializable {
+        @Serial
+        private static final long serialVersionUID = 1L;
+
+        @Serial
+        private Object readResolve() throws InvalidObjectException {
+            if (text == null) {
+                throw new InvalidObjectException("a serialized Location without its text");
+            }
+            if (local) {
+                return new Location(text, null);
+            }
+            URI uri = asUri(text);
+            if (uri == null) {
+                throw new InvalidObjectException("a serialized Location marked a URI is not one");
+            }
+            return new Location(text, uri);
+        }
     }
 }

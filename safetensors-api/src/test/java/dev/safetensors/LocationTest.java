@@ -2,6 +2,10 @@ package dev.safetensors;
 
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.ObjectInputStream;
+import java.io.ObjectOutputStream;
 import java.net.URI;
 import java.nio.file.Path;
 
@@ -63,5 +67,30 @@ class LocationTest {
         assertEquals("https://h.example/m.safetensors?sig=1",
                 Location.parse("https://h.example/m.safetensors?sig=1").text());
         assertEquals(Location.parse("s3://b/k"), Location.of(URI.create("s3://b/k")));
+    }
+
+    private static Location roundTrip(Location location) throws Exception {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        try (ObjectOutputStream out = new ObjectOutputStream(bytes)) {
+            out.writeObject(location);
+        }
+        try (ObjectInputStream in = new ObjectInputStream(new ByteArrayInputStream(bytes.toByteArray()))) {
+            return (Location) in.readObject();
+        }
+    }
+
+    @Test
+    void aLocationSurvivesSerializationAsWhatItWas() throws Exception {
+        for (Location l : new Location[] {Location.parse("s3://b/k.safetensors"),
+                Location.parse("https://h.example/m.safetensors?sig=1"), Location.parse("dir/m.safetensors"),
+                Location.of(URI.create("hf://acme/tiny@main/model.safetensors"))}) {
+            Location back = roundTrip(l);
+            assertEquals(l, back);
+            assertEquals(l.isLocal(), back.isLocal(), l.text());
+            assertEquals(l.uri(), back.uri(), l.text());
+        }
+        // a path whose text would parse as a URI stays a path
+        Location path = Location.of(Path.of("s3:", "b"));
+        assertTrue(roundTrip(path).isLocal());
     }
 }
