@@ -1,6 +1,7 @@
 package dev.safetensors;
 
 import java.net.URI;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -15,6 +16,14 @@ import java.util.Optional;
  * @param config  the {@code config.json} beside {@code file}, when the repository holds one
  */
 public record RepositoryCheckpoint(String folder, URI file, boolean sharded, Optional<URI> config) {
+    /**
+     * The file names that make a folder a checkpoint, in the order they are preferred when a folder holds several:
+     * the single files first, then the indexes, as {@code transformers}, {@code diffusers} and huggingface.js
+     * {@code parseSafetensorsMetadata} look for them.
+     */
+    public static final List<String> FILE_NAMES = List.of("model.safetensors", "diffusion_pytorch_model.safetensors",
+            "model.safetensors.index.json", "diffusion_pytorch_model.safetensors.index.json");
+
     /**
      * Checks that no component is {@code null}.
      *

@@ -99,7 +99,7 @@ public final class Checkpoint implements AutoCloseable {
     /**
      * Opens a checkpoint with the {@linkplain CheckpointOptions#defaults() default options}.
      *
-     * @param location a file, an index or a repository, as a path or a URI
+     * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository, as a path or a URI
      * @return the open checkpoint
      * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
      */
@@ -108,7 +108,7 @@ public final class Checkpoint implements AutoCloseable {
     }
 
     /**
-     * @param path a local {@code .safetensors} file or {@code *.safetensors.index.json}
+     * @param path a local {@code .safetensors} file, {@code *.safetensors.index.json}, or a folder holding one
      * @return the open checkpoint
      * @throws IOException as {@link #open(String)}
      */

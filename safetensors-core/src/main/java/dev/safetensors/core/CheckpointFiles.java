@@ -3,6 +3,9 @@ package dev.safetensors.core;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.ListEntry;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
@@ -72,7 +75,8 @@ public final class CheckpointFiles {
     }
 
     /**
-     * @param location a file, an index, or a repository
+     * @param location a file, an index, a folder or prefix (the first of {@link RepositoryCheckpoint#FILE_NAMES} it
+     *                 holds, else its only index, else its only {@code .safetensors} file), or a repository
      * @param folder   for a repository, the folder of the checkpoint to pick ({@code ""} for the root), or
      *                 {@code null} for the default choice; ignored for a file or an index
      * @param options  the registry that opens and lists every location, and the limits of the index and listing
@@ -87,7 +91,7 @@ public final class CheckpointFiles {
         Location at = Location.parse(location);
         Optional<RepositoryListing> listing = listing(at, options);
         if (listing.isEmpty()) {
-            return ofFile(at, at, "", null, SourceIdentity.NONE, SourceStatistics.NONE, options);
+            return ofLocation(at, options);
         }
         RepositoryListing l = listing.get();
         return ofRepository(at, l, choose(at, l, folder), options);
@@ -112,7 +116,7 @@ public final class CheckpointFiles {
         Location at = Location.parse(location);
         Optional<RepositoryListing> listing = listing(at, options);
         if (listing.isEmpty()) {
-            return List.of(ofFile(at, at, "", null, SourceIdentity.NONE, SourceStatistics.NONE, options));
+            return List.of(ofLocation(at, options));
         }
         RepositoryListing l = listing.get();
         if (l.checkpoints().isEmpty()) {
@@ -192,6 +196,78 @@ public final class CheckpointFiles {
         if (folder != null) {
             CommitJournal.recover(folder);
         }
+    }
+
+    /** A file or an index as named, or the checkpoint a folder or prefix holds. */
+    private static CheckpointFiles ofLocation(Location at, CheckpointOptions options) throws IOException {
+        if (!isFolder(at)) {
+            return ofFile(at, at, "", null, SourceIdentity.NONE, SourceStatistics.NONE, options);
+        }
+        try (Listing listing = options.registry().list(at, ListOptions.DEFAULT)) {
+            Location file = checkpointIn(at, listing);
+            return ofFile(at, file, "", null, SourceIdentity.NONE, listing.cost(), options);
+        }
+    }
+
+    /** @return whether the location is a folder or prefix: written with a final slash, or a local folder */
+    private static boolean isFolder(Location at) {
+        if (at.isFolder()) {
+            return true;
+        }
+        if (!at.isLocal()) {
+            return false;
+        }
+        try {
+            return Files.isDirectory(at.path());
+        } catch (IllegalArgumentException e) {
+            return false; // not a path of this file system: opening it reports why
+        }
+    }
+
+    /**
+     * The checkpoint one level of a folder holds: the first of {@link RepositoryCheckpoint#FILE_NAMES} present,
+     * else its only index, else (no index) its only {@code .safetensors} file. Only counts and the first of each
+     * kind are kept, so a prefix of a million objects costs its listing's pages and no memory.
+     */
+    private static Location checkpointIn(Location folder, Listing listing) throws IOException {
+        int preferred = RepositoryCheckpoint.FILE_NAMES.size();
+        Location best = null;
+        Location firstIndex = null;
+        Location firstFile = null;
+        long indexes = 0;
+        long files = 0;
+        while (listing.hasNext()) {
+            ListEntry e = listing.next();
+            if (!e.isFile()) {
+                continue;
+            }
+            String name = PrefixSelection.name(e.location());
+            int rank = RepositoryCheckpoint.FILE_NAMES.indexOf(name);
+            if (rank >= 0 && rank < preferred) {
+                preferred = rank;
+                best = e.location();
+            }
+            if (name.endsWith(Location.INDEX_SUFFIX)) {
+                firstIndex = indexes++ == 0 ? e.location() : firstIndex;
+            } else if (name.endsWith(Location.FILE_SUFFIX)) {
+                firstFile = files++ == 0 ? e.location() : firstFile;
+            }
+        }
+        if (best != null) {
+            return best;
+        }
+        if (indexes == 1) {
+            return firstIndex;
+        }
+        if (indexes == 0 && files == 1) {
+            return firstFile;
+        }
+        if (indexes == 0 && files == 0) {
+            throw new SourceNotFoundException(folder.display(), "holds no .safetensors file or index");
+        }
+        throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, folder.display() + ": holds "
+                + (indexes > 0 ? indexes + " indexes" : files + " .safetensors files") + " and none of "
+                + String.join(", ", RepositoryCheckpoint.FILE_NAMES) + ": name the file or the index to open");
     }
 
     private static CheckpointFiles ofFile(Location name, Location file, String folder, Location config,

@@ -70,6 +70,15 @@ class CheckpointOptionsTest {
     }
 
     @Test
+    void aPrefixHoldingAnIndexOpensAsItsCheckpointThroughOneListing() throws Exception {
+        MemoryStore store = store(shard1(), shard2());
+        try (Checkpoint c = Checkpoint.open("mem://b/m/", options(store, Limits.STRICT))) {
+            assertEquals(List.of("a", "c", "b"), c.tensors().stream().map(t -> t.name()).toList());
+            assertEquals(1 + 1 + 2, store.requests(), "the listing, the index and one header read per shard");
+        }
+    }
+
+    @Test
     void aShardHeaderIsReadOnceAndItsSourceReusedForTensorReads() throws Exception {
         byte[] one = shard1();
         MemoryStore store = store(one, shard2());

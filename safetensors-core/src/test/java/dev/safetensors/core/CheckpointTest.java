@@ -67,6 +67,39 @@ class CheckpointTest {
     }
 
     @Test
+    void aFolderHoldingAnIndexOpensAsItsCheckpoint() throws Exception {
+        twoShards(index(24 + 8 + 10));
+        Files.write(dir.resolve("notes.safetensors.txt"), new byte[] {1});
+        for (String folder : List.of(dir.toString(), dir + java.io.File.separator)) {
+            try (Checkpoint c = Checkpoint.open(folder)) {
+                assertEquals(List.of("a", "c", "b"), c.tensors().stream().map(t -> t.name()).toList(), folder);
+            }
+        }
+    }
+
+    @Test
+    void aFolderOfOneFileOpensItAndAFolderOfSeveralAsksWhichOne() throws Exception {
+        Path one = Files.createDirectory(dir.resolve("one"));
+        Files.write(one.resolve("weights.safetensors"), SafetensorsFixture.create().tensor("w", "F32", 2).build());
+        try (Checkpoint c = Checkpoint.open(one)) {
+            assertEquals(List.of("w"), c.tensors().stream().map(t -> t.name()).toList());
+        }
+        Files.write(one.resolve("other.safetensors"), SafetensorsFixture.create().tensor("v", "F32", 2).build());
+        dev.safetensors.InvalidLocationException several = assertThrows(
+                dev.safetensors.InvalidLocationException.class, () -> Checkpoint.open(one));
+        assertEquals(dev.safetensors.ErrorCode.INVALID_SOURCE, several.code());
+        // the preferred name decides between several
+        Files.write(one.resolve("model.safetensors"), SafetensorsFixture.create().tensor("m", "F32", 2).build());
+        try (Checkpoint c = Checkpoint.open(one)) {
+            assertEquals(List.of("m"), c.tensors().stream().map(t -> t.name()).toList());
+        }
+        Path empty = Files.createDirectory(dir.resolve("empty"));
+        dev.safetensors.SourceNotFoundException none = assertThrows(dev.safetensors.SourceNotFoundException.class,
+                () -> Checkpoint.open(empty));
+        assertEquals(dev.safetensors.ErrorCode.NOT_FOUND, none.code());
+    }
+
+    @Test
     void aShardIsOpenedOnceHoweverManyThreadsAsk() throws Exception {
         Path p = twoShards(index(42));
         try (Checkpoint c = Checkpoint.open(p)) {

@@ -1,5 +1,8 @@
 package dev.safetensors.core;
 
+import dev.safetensors.ListEntry;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
@@ -22,7 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A remote store in memory for {@code mem://} URIs: every read is one counted request, reads at offset 0 (header and
  * index reads) are counted per object, every open is counted, and a {@code mem://NAME/} location with listed
- * checkpoints is a repository. Thread-safe.
+ * checkpoints is a repository, and a {@code mem://NAME/PREFIX/} location lists the objects directly under it (one
+ * counted request). Thread-safe.
  */
 final class MemoryStore implements RandomAccessSourceProvider {
     private final Map<String, byte[]> objects = new ConcurrentHashMap<>();
@@ -63,6 +67,36 @@ final class MemoryStore implements RandomAccessSourceProvider {
         List<RepositoryCheckpoint> listed = repositories.get(location.toString());
         return listed == null ? Optional.empty()
                 : Optional.of(new RepositoryListing(location.getAuthority(), "c0ffee", listed, SourceStatistics.NONE));
+    }
+
+    @Override
+    public Listing list(Location prefix, ListOptions options) {
+        String at = prefix.text().endsWith("/") ? prefix.text() : prefix.text() + "/";
+        requests.request();
+        java.util.Iterator<ListEntry> entries = objects.entrySet().stream()
+                .filter(e -> e.getKey().startsWith(at) && e.getKey().indexOf('/', at.length()) < 0)
+                .map(e -> ListEntry.file(Location.parse(e.getKey()), e.getValue().length, null, null))
+                .sorted(java.util.Comparator.comparing(e -> e.location().text())).toList().iterator();
+        return new Listing() {
+            @Override
+            public boolean hasNext() {
+                return entries.hasNext();
+            }
+
+            @Override
+            public ListEntry next() {
+                return entries.next();
+            }
+
+            @Override
+            public SourceStatistics cost() {
+                return new SourceStatistics(1, 0, 1);
+            }
+
+            @Override
+            public void close() {
+            }
+        };
     }
 
     @Override

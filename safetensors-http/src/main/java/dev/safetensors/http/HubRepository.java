@@ -55,9 +55,6 @@ public final class HubRepository {
      * listing beyond this is refused with {@link ErrorCode#INVALID_SOURCE} before any shard is requested.
      */
     public static final int MAX_LISTING_CHECKPOINTS = Limits.DEFAULT_MAX_CHECKPOINTS_PER_LISTING;
-    private static final List<String> SINGLE_NAMES = List.of("model.safetensors", "diffusion_pytorch_model.safetensors");
-    private static final List<String> INDEX_NAMES = List.of("model.safetensors.index.json",
-            "diffusion_pytorch_model.safetensors.index.json");
     private static final List<String> MAIN_MODULES = List.of("transformer", "unet");
     private static final String CONFIG = "config.json";
 
@@ -242,16 +239,10 @@ public final class HubRepository {
                                                                Set<String> files) {
         Optional<URI> config = files.contains(prefix + CONFIG)
                 ? Optional.of(pinned.file(prefix + CONFIG).toUri()) : Optional.empty();
-        for (String single : SINGLE_NAMES) {
-            if (files.contains(prefix + single)) {
-                return Optional.of(new RepositoryCheckpoint(folder, pinned.file(prefix + single).toUri(), false,
-                        config));
-            }
-        }
-        for (String index : INDEX_NAMES) {
-            if (files.contains(prefix + index)) {
-                return Optional.of(new RepositoryCheckpoint(folder, pinned.file(prefix + index).toUri(), true,
-                        config));
+        for (String name : RepositoryCheckpoint.FILE_NAMES) {
+            if (files.contains(prefix + name)) {
+                return Optional.of(new RepositoryCheckpoint(folder, pinned.file(prefix + name).toUri(),
+                        name.endsWith(dev.safetensors.Location.INDEX_SUFFIX), config));
             }
         }
         return Optional.empty();
