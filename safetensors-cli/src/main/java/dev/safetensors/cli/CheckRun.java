@@ -142,6 +142,12 @@ final class CheckRun {
                 sink.accept(r);
                 worst = worst.worse(r.status());
             }
+            if (summary.total() == 0 && !selection.allowEmpty) {
+                SourceResult none = selectedNothing(sources, selection);
+                summary.count(none);
+                sink.accept(none);
+                worst = worst.worse(none.status());
+            }
         } catch (java.io.UncheckedIOException e) {
             output.error("cannot read the list of sources: " + Failure.from(e.getCause(), "").message(), e);
             return Status.ERROR.exitCode();
@@ -150,6 +156,29 @@ final class CheckRun {
             summary.print(err, targets.listingRequests());
         }
         return worst.exitCode();
+    }
+
+    /**
+     * The result of a run that selected no file at all: an empty folder, a mistyped prefix, an empty list. It is
+     * {@link dev.safetensors.ErrorCode#NOT_FOUND} naming what was searched, as {@code aws s3 ls} of a missing prefix
+     * fails, so a gate over the wrong location never passes; {@code --allow-empty} accepts it.
+     */
+    private static SourceResult selectedNothing(List<String> sources, SourceArguments selection) {
+        List<String> searched = new ArrayList<>();
+        for (String s : sources) {
+            searched.add(s.equals("-") ? "standard input" : dev.safetensors.Location.parse(s).display());
+        }
+        if (selection.fromFile != null) {
+            searched.add(selection.fromFile.toString());
+        }
+        String where = searched.isEmpty() ? "the list" : String.join(", ", searched);
+        String globs = selection.include.isEmpty() ? "*.safetensors and *.safetensors.index.json"
+                : String.join(", ", selection.include);
+        String message = "selected no file (searched for " + globs
+                + (selection.recursive ? ", subfolders included" : ", one level; --recursive lists subfolders")
+                + "); --allow-empty accepts an empty selection";
+        return SourceResult.builder(where, SourceResult.Kind.FILE)
+                .fail(Failure.of(Status.ERROR, dev.safetensors.ErrorCode.NOT_FOUND.name(), message, null)).build();
     }
 
     /**

@@ -23,6 +23,11 @@ final class RunSummary {
         total++;
     }
 
+    /** @return how many results were counted */
+    long total() {
+        return total;
+    }
+
     /** @return how many results were counted with this status */
     long count(Status status) {
         return counts.getOrDefault(status, 0L);

@@ -22,6 +22,7 @@ import java.util.NoSuchElementException;
  */
 final class SourceArguments {
     boolean recursive;
+    boolean allowEmpty;
     final List<String> include = new ArrayList<>();
     final List<String> exclude = new ArrayList<>();
     Path fromFile;
@@ -34,6 +35,9 @@ final class SourceArguments {
                         + " (repeatable); default *.safetensors and *.safetensors.index.json.", include::add))
                 .option(OptionSpec.value("--exclude", "GLOB", "File names to skip in folders and prefixes"
                         + " (repeatable).", exclude::add).repeated())
+                .option(OptionSpec.flag("--allow-empty", "Succeed when the folders, prefixes and lists select no"
+                        + " file; by default selecting nothing is NOT_FOUND (exit 3), so a mistyped prefix never"
+                        + " passes.", () -> allowEmpty = true))
                 .option(OptionSpec.value("--from-file", "FILE", "Also read sources from FILE, one location a line"
                         + " (blank lines skipped); - reads standard input.", v -> fromFile = OptionValue.path(v)));
     }
@@ -42,6 +46,7 @@ final class SourceArguments {
     SourceArguments withoutList() {
         SourceArguments copy = new SourceArguments();
         copy.recursive = recursive;
+        copy.allowEmpty = allowEmpty;
         copy.include.addAll(include);
         copy.exclude.addAll(exclude);
         return copy;

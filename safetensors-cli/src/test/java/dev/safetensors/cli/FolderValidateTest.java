@@ -55,6 +55,29 @@ class FolderValidateTest {
     }
 
     @Test
+    void aFolderOrListThatSelectsNothingIsNotFoundUnlessAllowed() throws Exception {
+        Path empty = Files.createDirectory(dir.resolve("empty"));
+        Fixtures.write(empty, "notes.txt", "no weights here");
+        for (String command : List.of("validate", "inspect")) {
+            Cli.Run run = InProcess.run(command, "--json", empty + "/").exits(3);
+            JsonNode only = run.json().get(0);
+            assertEquals(1, run.json().size(), run.describe());
+            assertEquals("error", only.get("status").asString(), run.describe());
+            assertEquals("NOT_FOUND", only.get("code").asString(), run.describe());
+            assertTrue(only.get("message").asString().contains("--recursive"), run.describe());
+            InProcess.run(command, "--json", "--allow-empty", empty + "/").exits(0);
+        }
+        Cli.Run manifest = InProcess.run("manifest", empty + "/").exits(3);
+        assertTrue(manifest.stderr().contains("[NOT_FOUND]"), manifest.describe());
+        InProcess.run("manifest", "--allow-empty", empty + "/").exits(0);
+        Cli.Run text = InProcess.run("validate", "--recursive", empty.toString()).exits(3);
+        assertTrue(text.errLines().stream().anyMatch(l -> l.startsWith("ERROR") && l.endsWith("[NOT_FOUND]")),
+                text.describe());
+        Path blankList = Fixtures.write(dir, "list.txt", "\n\n");
+        InProcess.run("validate", "--from-file", blankList.toString()).exits(3);
+    }
+
+    @Test
     void includeAndExcludeSelectFileNames() {
         Path root = tree();
         Cli.Run run = InProcess.run("validate", "--json", "--recursive", "--include", "*.safetensors",
