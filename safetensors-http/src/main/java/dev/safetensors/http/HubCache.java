@@ -57,6 +57,8 @@ public final class HubCache {
     public static final Duration DEFAULT_LOCK_WAIT = Duration.ofMinutes(30);
 
     private static final Pattern COMMIT = Pattern.compile("[0-9a-f]{40}");
+    /** A ref holds a commit id, 40 characters, perhaps with a line end; anything longer is no ref. */
+    private static final int MAX_REF_BYTES = 256;
     private static final Set<String> TRUE = Set.of("1", "ON", "YES", "TRUE");
 
     private final Path root;
@@ -277,12 +279,7 @@ public final class HubCache {
         if (isCommit(at.revision())) {
             return Optional.of(at.revision());
         }
-        Path ref = refFile(at);
-        if (!Files.isRegularFile(ref)) {
-            return Optional.empty();
-        }
-        String commit = Files.readString(ref, StandardCharsets.UTF_8).trim();
-        return isCommit(commit) ? Optional.of(commit) : Optional.empty();
+        return readRef(refFile(at)).map(String::trim).filter(HubCache::isCommit);
     }
 
     /**
@@ -354,6 +351,18 @@ public final class HubCache {
         return Optional.of(real);
     }
 
+    /**
+     * What a ref file holds, when it is a regular file of a commit's size, not a link: a ref leading elsewhere (a
+     * large file, a device) is not read, and names no commit.
+     */
+    private static Optional<String> readRef(Path ref) throws IOException {
+        Optional<BasicFileAttributes> a = attributes(ref);
+        if (a.isEmpty() || !a.get().isRegularFile() || a.get().size() > MAX_REF_BYTES) {
+            return Optional.empty();
+        }
+        return Optional.of(Files.readString(ref, StandardCharsets.UTF_8));
+    }
+
     private static Optional<BasicFileAttributes> attributes(Path path) throws IOException {
         try {
             return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
@@ -399,7 +408,7 @@ public final class HubCache {
         }
         Path ref = refFile(at);
         Files.createDirectories(ref.getParent());
-        if (Files.isRegularFile(ref) && Files.readString(ref, StandardCharsets.UTF_8).equals(commit)) {
+        if (readRef(ref).filter(commit::equals).isPresent()) {
             return;
         }
         Path temporary = ref.resolveSibling(ref.getFileName() + "." + UUID.randomUUID() + ".tmp");

@@ -204,6 +204,20 @@ class HubCacheTest {
     }
 
     @Test
+    void aRefThatIsALinkNamesNoCommit() throws Exception {
+        pythonLayout();
+        Path ref = Files.writeString(outside.resolve("main"), C);
+        plant(root.resolve("models--acme--cached/refs/main"), ref);
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, true))) {
+            SourceNotFoundException e = assertThrows(SourceNotFoundException.class,
+                    () -> p.open(URI.create("hf://acme/cached/model.safetensors")).close());
+            assertEquals(ErrorCode.NOT_FOUND, e.code());
+            assertTrue(e.getMessage().contains("no ref"), e.getMessage());
+        }
+        assertTrue(new HubCache(root, false).knownCommit(URI.create("hf://acme/cached/model.safetensors")).isEmpty());
+    }
+
+    @Test
     void aBlobLeadingOutsideTheCacheIsRefusedWhenABranchNamesIt() throws Exception {
         String sha = pythonLayout();
         Path secret = Files.write(outside.resolve("passwd"), BYTES);
