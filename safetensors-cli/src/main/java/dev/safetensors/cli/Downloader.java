@@ -112,7 +112,8 @@ final class Downloader {
      * @param location an {@code hf://} file, index or repository
      * @param cache    the cache to fill
      * @return what was done, file by file (the snapshot path of each)
-     * @throws IOException at the first failure; files already done stay linked
+     * @throws IOException at the first failure ({@code TIMEOUT} when another download kept a blob's lock past the
+     *                     cache's lock wait); files already done stay linked
      */
     List<Done> toCache(String location, HubCache cache) throws IOException {
         URI asked = Sources.asUri(location);
