@@ -11,6 +11,7 @@ import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.core.Sources;
 import dev.safetensors.http.HttpSettings;
 import dev.safetensors.http.HttpSourceProvider;
+import dev.safetensors.http.HubBlobLock;
 import dev.safetensors.http.HubCache;
 import dev.safetensors.http.HubFileMetadata;
 import dev.safetensors.http.HubRepository;
@@ -68,7 +69,7 @@ public final class DownloadCheckpoint {
         }
     }
 
-    /** The three steps {@code safetensors download --cache} takes for each Hub file. */
+    /** The steps {@code safetensors download --cache} takes for each Hub file, the blob locked from fetch to link. */
     private static void toCache(String location, HubCache cache) throws IOException {
         HttpSettings settings = HttpSettings.fromEnvironment();
         HubRepository hub = new HubRepository(settings);
@@ -82,15 +83,16 @@ public final class DownloadCheckpoint {
                     URI uri = file.uri().orElseThrow();
                     HubFileMetadata meta = hub.metadata(uri);
                     Path blob = cache.blob(uri, meta.etag());
-                    try (RandomAccessSource source = provider.open(uri)) {
+                    try (RandomAccessSource source = provider.open(uri);
+                         HubBlobLock lock = cache.lockBlob(uri, meta.etag())) {
                         if (file.fileName().endsWith(Location.FILE_SUFFIX)) {
                             Safetensors.readHeader(source, Limits.STRICT);
                         }
                         FileDownload.builder(source, s -> new FileDownload.Placement(blob,
                                 blob.resolveSibling(blob.getFileName() + ".incomplete"), meta.sha256()))
                                 .headerChecked(true).build().run();
+                        System.out.println(cache.link(uri, meta.commit(), meta.etag()));
                     }
-                    System.out.println(cache.link(uri, meta.commit(), meta.etag()));
                     cache.recordRef(URI.create(location), meta.commit());
                 }
             }

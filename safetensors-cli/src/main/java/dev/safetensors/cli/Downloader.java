@@ -11,6 +11,7 @@ import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.Safetensors;
 import dev.safetensors.core.Sources;
+import dev.safetensors.http.HubBlobLock;
 import dev.safetensors.http.HubCache;
 import dev.safetensors.http.HubFileMetadata;
 import dev.safetensors.http.HubRepository;
@@ -111,7 +112,8 @@ final class Downloader {
      * @param location an {@code hf://} file, index or repository
      * @param cache    the cache to fill
      * @return what was done, file by file (the snapshot path of each)
-     * @throws IOException at the first failure; files already done stay linked
+     * @throws IOException at the first failure ({@code TIMEOUT} when another download kept a blob's lock past the
+     *                     cache's lock wait); files already done stay linked
      */
     List<Done> toCache(String location, HubCache cache) throws IOException {
         URI asked = Sources.asUri(location);
@@ -143,10 +145,15 @@ final class Downloader {
                 URI uri = URI.create(missing.get(i));
                 HubFileMetadata meta = hub.metadata(uri);
                 Path blob = cache.blob(uri, meta.etag());
-                FileDownload.Result r = run(sources.get(i), s -> new FileDownload.Placement(blob,
-                        blob.resolveSibling(blob.getFileName() + ".incomplete"),
-                        meta.sha256().or(() -> publishedSha256(s))));
-                Path pointer = cache.link(uri, meta.commit(), meta.etag());
+                FileDownload.Result r;
+                Path pointer;
+                // held from the fetch to the link: a second download of this blob waits, then finds it in place
+                try (HubBlobLock lock = cache.lockBlob(uri, meta.etag())) {
+                    r = run(sources.get(i), s -> new FileDownload.Placement(blob,
+                            blob.resolveSibling(blob.getFileName() + ".incomplete"),
+                            meta.sha256().or(() -> publishedSha256(s))));
+                    pointer = cache.link(uri, meta.commit(), meta.etag());
+                }
                 cache.recordRef(asked, meta.commit());
                 done.add(new Done(missing.get(i), pointer, r));
             }

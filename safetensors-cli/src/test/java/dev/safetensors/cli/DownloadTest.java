@@ -15,6 +15,7 @@ import dev.safetensors.http.HttpSourceProvider;
 import dev.safetensors.http.HubCache;
 import dev.safetensors.http.HubRepository;
 import dev.safetensors.fixtures.FakeHub;
+import dev.safetensors.spi.TimeSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -25,7 +26,15 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.time.Instant;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongConsumer;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -70,9 +79,131 @@ class DownloadTest {
     }
 
     private Downloader downloader(HttpSourceProvider provider, AtomicLong bytes) {
+        return downloader(provider, bytes::addAndGet);
+    }
+
+    private Downloader downloader(HttpSourceProvider provider, LongConsumer advance) {
         return new Downloader(through(provider), new HubRepository(settings), Limits.STRICT,
                 ReadOptions.builder().parallelism(4).partSizeBytes(ReadOptions.MIN_PART_SIZE_BYTES).build(), false,
-                n -> { }, bytes::addAndGet);
+                n -> { }, advance);
+    }
+
+    /** Waits for another thread of the test, bounded so that a broken lock fails the test instead of hanging it. */
+    private static void await(CountDownLatch latch) {
+        try {
+            if (!latch.await(60, TimeUnit.SECONDS)) {
+                throw new AssertionError("the other download never got there");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new AssertionError(e);
+        }
+    }
+
+    @Test
+    void twoDownloadsIntoOneCacheAtOnceBothSucceedAndTheSecondFetchesNothing() throws Exception {
+        Path root = dir.resolve("cache");
+        String location = "hf://" + REPO + "@" + FakeHub.COMMIT;
+        // B is inside: waiting for A's lock (with the lock), or holding the partial blob A is writing (without one)
+        CountDownLatch aInside = new CountDownLatch(1);
+        CountDownLatch bInside = new CountDownLatch(1);
+        CountDownLatch aDone = new CountDownLatch(1);
+        AtomicLong bNanos = new AtomicLong();
+        TimeSource bTime = new TimeSource() {
+            @Override
+            public long nanoTime() {
+                return bNanos.get();
+            }
+
+            @Override
+            public Instant now() {
+                return Instant.EPOCH.plusNanos(bNanos.get());
+            }
+
+            @Override
+            public void sleep(Duration d) {
+                // no real pause: B's next attempt comes once A has finished
+                bInside.countDown();
+                await(aDone);
+                bNanos.addAndGet(d.toNanos());
+            }
+        };
+        AtomicBoolean aFirst = new AtomicBoolean(true);
+        AtomicBoolean bFirst = new AtomicBoolean(true);
+        ExecutorService runA = Executors.newSingleThreadExecutor();
+        try (HttpSourceProvider providerA = new HttpSourceProvider(settings);
+             HttpSourceProvider providerB = new HttpSourceProvider(settings)) {
+            // A stops in the middle of its first file, its partial blob open, until B has reached the same blob
+            Future<List<Downloader.Done>> a = runA.submit(() -> {
+                try {
+                    return downloader(providerA, n -> {
+                        if (aFirst.getAndSet(false)) {
+                            aInside.countDown();
+                            await(bInside);
+                        }
+                    }).toCache(location, new HubCache(root, false));
+                } finally {
+                    aDone.countDown();
+                }
+            });
+            await(aInside);
+            List<Downloader.Done> b = downloader(providerB, n -> {
+                if (bFirst.getAndSet(false)) {
+                    bInside.countDown();
+                    await(aDone);
+                }
+            }).toCache(location, new HubCache(root, false, Duration.ofMinutes(1), bTime));
+            List<Downloader.Done> doneA = a.get(60, TimeUnit.SECONDS);
+
+            assertEquals(4, doneA.size());
+            assertTrue(doneA.stream().allMatch(d -> d.result().verified()), doneA.toString());
+            long total = 0;
+            for (String f : FILES) {
+                total += Files.size(dir.resolve("served").resolve(REPO).resolve(f));
+            }
+            assertEquals(total, doneA.stream().mapToLong(d -> d.result().fetched()).sum(), "A fetched every byte");
+            assertEquals(4, b.size());
+            assertTrue(b.stream().allMatch(d -> d.result().skipped() && d.result().fetched() == 0),
+                    "B got each lock after A finished and found every blob in place: " + b);
+            assertTrue(bNanos.get() > 0, "B waited for A's lock");
+        } finally {
+            runA.shutdownNow();
+        }
+        Path repo = root.resolve("models--acme--two");
+        for (String f : FILES) {
+            Path pointer = repo.resolve("snapshots/" + FakeHub.COMMIT).resolve(f);
+            assertArrayEquals(Files.readAllBytes(dir.resolve("served").resolve(REPO).resolve(f)),
+                    Files.readAllBytes(pointer), f);
+        }
+        try (var blobs = Files.list(repo.resolve("blobs"))) {
+            assertTrue(blobs.noneMatch(p -> p.getFileName().toString().endsWith(".incomplete")));
+        }
+        try (var locks = Files.list(root.resolve(".locks/models--acme--two"))) {
+            assertEquals(4, locks.filter(p -> p.getFileName().toString().endsWith(".lock")).count(),
+                    "one huggingface_hub lock file per blob");
+        }
+    }
+
+    @Test
+    void aSnapshotLinkLeadingOutsideTheCacheIsNotPresentAndIsReplaced() throws Exception {
+        String shard = FILES.get(1);
+        Path served = dir.resolve("served").resolve(REPO).resolve(shard);
+        // the same bytes outside the cache: only where the link leads tells it from the cached file
+        Path outside = Files.copy(served, dir.resolve("elsewhere.safetensors"));
+        Path snapshot = dir.resolve("cache/models--acme--two/snapshots/" + FakeHub.COMMIT);
+        Files.createDirectories(snapshot);
+        Files.createSymbolicLink(snapshot.resolve(shard), outside);
+        HubCache cache = new HubCache(dir.resolve("cache"), false);
+        List<Downloader.Done> done;
+        // listed from the Hub: the snapshot holding only the planted link is no listing of the repository
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
+            done = downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@" + FakeHub.COMMIT, cache);
+        }
+        Downloader.Done d = done.stream().filter(x -> x.source().endsWith("/" + shard)).findFirst().orElseThrow();
+        assertTrue(d.result() != null && !d.result().skipped(), "downloaded, not present: " + d);
+        assertEquals(Path.of("../../blobs/" + Fixtures.sha256(served)), Files.readSymbolicLink(d.path()),
+                "the link now leads to the repository's blob");
+        assertArrayEquals(Files.readAllBytes(served), Files.readAllBytes(outside), "the outside file untouched");
     }
 
     @Test

@@ -5,6 +5,7 @@ import dev.safetensors.spi.AbstractPositionalSource;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.LinkedHashMap;
@@ -28,13 +29,12 @@ final class CachedHubFile extends AbstractPositionalSource {
 
     /**
      * @param name     the {@code hf://} location, for messages
-     * @param file     the snapshot path (a link to the blob)
+     * @param blob     the blob's real path, as {@link HubCache} checked it: opened without following a link
      * @param at       the file, pinned to its commit
      * @return the source
      * @throws IOException if the file cannot be opened
      */
-    static CachedHubFile open(String name, Path file, HubPath at) throws IOException {
-        Path blob = file.toRealPath();
+    static CachedHubFile open(String name, Path blob, HubPath at) throws IOException {
         Map<String, String> m = new LinkedHashMap<>();
         m.put("repository", at.repository());
         m.put("revision", at.revision());
@@ -42,7 +42,8 @@ final class CachedHubFile extends AbstractPositionalSource {
         if (blobName.length() == 64 && blobName.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
             m.put("linked_etag", blobName);
         }
-        return new CachedHubFile(name, FileChannel.open(blob, StandardOpenOption.READ), Map.copyOf(m));
+        return new CachedHubFile(name, FileChannel.open(blob, StandardOpenOption.READ,
+                LinkOption.NOFOLLOW_LINKS), Map.copyOf(m));
     }
 
     @Override

@@ -2,14 +2,19 @@ package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.TimeSource;
 
 import java.io.IOException;
 import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
@@ -32,23 +37,56 @@ import java.util.regex.Pattern;
  * {@code TRANSFORMERS_OFFLINE}) set to {@code 1}, {@code ON}, {@code YES} or {@code TRUE} means no request may be
  * made. Files this class links are found by {@code huggingface_hub}, and files it cached are found here.
  *
+ * <p>Only what the cache's own layout names is taken as cached: a snapshot entry is a link to a blob of the same
+ * repository's {@code blobs/} folder (or, where {@code huggingface_hub} could make no link, a regular file in the
+ * snapshot), reached through no other link. An entry that leads anywhere else (a link to {@code /etc/passwd}, to
+ * another repository's blob, a folder of the snapshot that is itself a link) is not cached, and a read through the
+ * cache refuses it with {@link ErrorCode#NOT_A_FILE} without opening it.
+ *
+ * <p>A download locks each blob ({@link #lockBlob}) where {@code huggingface_hub} keeps its lock files,
+ * {@code ROOT/.locks/models--NAMESPACE--REPO/ETAG.lock}, so two downloads into one cache never write one blob at once.
+ *
  * <p>Immutable and thread-safe; the file system is shared with other processes, so every write is a new file renamed
- * into place.
+ * into place, and a rename or link another process already made is taken as done.
  */
 public final class HubCache {
+    /**
+     * How long {@link #lockBlob} waits by default for a blob another download holds: long enough for that download
+     * to fetch a large shard, bounded so that a lock never released ends with {@link ErrorCode#TIMEOUT}.
+     */
+    public static final Duration DEFAULT_LOCK_WAIT = Duration.ofMinutes(30);
+
     private static final Pattern COMMIT = Pattern.compile("[0-9a-f]{40}");
+    /** A ref holds a commit id, 40 characters, perhaps with a line end; anything longer is no ref. */
+    private static final int MAX_REF_BYTES = 256;
     private static final Set<String> TRUE = Set.of("1", "ON", "YES", "TRUE");
 
     private final Path root;
     private final boolean offline;
+    private final Duration lockWait;
+    private final TimeSource time;
 
     /**
+     * A cache whose blob locks are waited for {@link #DEFAULT_LOCK_WAIT}.
+     *
      * @param root    the cache root (the folder holding {@code models--...})
      * @param offline whether no request may be made ({@code HF_HUB_OFFLINE})
      */
     public HubCache(Path root, boolean offline) {
+        this(root, offline, DEFAULT_LOCK_WAIT, TimeSource.SYSTEM);
+    }
+
+    /**
+     * @param root     the cache root (the folder holding {@code models--...})
+     * @param offline  whether no request may be made ({@code HF_HUB_OFFLINE})
+     * @param lockWait how long {@link #lockBlob} waits for a blob another download holds
+     * @param time     the clock that wait is measured on, and the pause between two attempts
+     */
+    public HubCache(Path root, boolean offline, Duration lockWait, TimeSource time) {
         this.root = Objects.requireNonNull(root, "root");
         this.offline = offline;
+        this.lockWait = Objects.requireNonNull(lockWait, "lockWait");
+        this.time = Objects.requireNonNull(time, "time");
     }
 
     /** @return the cache {@code huggingface_hub} would use in this process's environment */
@@ -116,11 +154,42 @@ public final class HubCache {
     /**
      * @param file   an {@code hf://} file location
      * @param commit the commit to look in
-     * @return the cached file, {@code snapshots/COMMIT/PATH}, if it is there with its blob
+     * @return the cached file, {@code snapshots/COMMIT/PATH}, if it is there with its blob; empty also when the
+     *         entry leads anywhere but a blob of the repository (see the class description): it is not cached
      * @throws IOException if the location is not a Hub file location
      */
     public Optional<Path> cachedFile(URI file, String commit) throws IOException {
-        return cachedFile(HubPath.parse(file), commit);
+        HubPath at = HubPath.parse(file);
+        try {
+            return cachedBlob(at, commit).map(blob -> snapshot(at, commit));
+        } catch (StorageException e) {
+            if (e.code() == ErrorCode.NOT_A_FILE) {
+                return Optional.empty();
+            }
+            throw e;
+        }
+    }
+
+    /**
+     * Locks one blob against every other download into this cache, in this JVM or another process, as
+     * {@code huggingface_hub} locks it: {@code ROOT/.locks/models--NAMESPACE--REPO/ETAG.lock}. Hold it while the
+     * blob is fetched, verified, renamed into place and linked; a download that gets it after another finishes
+     * finds the blob in place. A busy lock is waited for as long as this cache's lock wait
+     * ({@link #DEFAULT_LOCK_WAIT} unless given).
+     *
+     * @param location an {@code hf://} location in the repository
+     * @param etag     the blob's name
+     * @return the lock, held until closed
+     * @throws IOException {@link ErrorCode#TIMEOUT} naming the lock file if it stayed busy for the whole wait,
+     *                     {@link ErrorCode#INTERRUPTED} if the thread was interrupted while waiting,
+     *                     {@link ErrorCode#NOT_A_FILE} if a link or anything but a regular file is where the lock
+     *                     file belongs; or if the location is not a Hub location or the ETag not a plain name
+     */
+    public HubBlobLock lockBlob(URI location, String etag) throws IOException {
+        HubPath at = HubPath.parse(location);
+        Path blob = blob(at, etag);
+        Path lockFile = root.resolve(".locks").resolve(folder(at).getFileName()).resolve(blob.getFileName() + ".lock");
+        return HubBlobLock.acquire(lockFile, lockWait, time);
     }
 
     /**
@@ -151,6 +220,13 @@ public final class HubCache {
         Path pointer = snapshot(at, commit);
         Files.createDirectories(pointer.getParent());
         Path relative = pointer.getParent().relativize(blob);
+        if (Files.isSymbolicLink(pointer) && Files.readSymbolicLink(pointer).equals(relative)) {
+            // another download linked it already: nothing to replace
+            if (!at.revision().equals(commit)) {
+                writeRef(at, commit);
+            }
+            return pointer;
+        }
         Path temporary = pointer.resolveSibling("." + pointer.getFileName() + "." + UUID.randomUUID() + ".tmp");
         Files.createSymbolicLink(temporary, relative);
         Files.move(temporary, pointer, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -203,21 +279,102 @@ public final class HubCache {
         if (isCommit(at.revision())) {
             return Optional.of(at.revision());
         }
-        Path ref = refFile(at);
-        if (!Files.isRegularFile(ref)) {
-            return Optional.empty();
-        }
-        String commit = Files.readString(ref, StandardCharsets.UTF_8).trim();
-        return isCommit(commit) ? Optional.of(commit) : Optional.empty();
+        return readRef(refFile(at)).map(String::trim).filter(HubCache::isCommit);
     }
 
-    Optional<Path> cachedFile(HubPath at, String commit) {
+    /**
+     * @return the real path of the blob {@code snapshots/COMMIT/PATH} leads to, checked to be a regular file of this
+     *         repository's {@code blobs/} (or a regular file of the snapshot itself); empty when the entry or its blob
+     *         is missing
+     * @throws StorageException {@link ErrorCode#NOT_A_FILE} when the entry leads anywhere else
+     */
+    Optional<Path> cachedBlob(HubPath at, String commit) throws IOException {
         if (at.path().isEmpty() || !isCommit(commit)) {
             return Optional.empty();
         }
         Path pointer = snapshot(at, commit);
-        // Files.isRegularFile follows the link: a snapshot whose blob is missing is not cached
-        return Files.isRegularFile(pointer) ? Optional.of(pointer) : Optional.empty();
+        Optional<BasicFileAttributes> entry = attributes(pointer);
+        if (entry.isEmpty()) {
+            return Optional.empty();
+        }
+        Path repository = folder(at);
+        if (entry.get().isSymbolicLink()) {
+            Path target = Files.readSymbolicLink(pointer);
+            Path lexical = pointer.toAbsolutePath().getParent().resolve(target).normalize();
+            Path blobs = repository.resolve("blobs").toAbsolutePath().normalize();
+            if (!blobs.equals(lexical.getParent())) {
+                throw notInCache(at, pointer, "links to " + target + ", which is not a blob of the repository's"
+                        + " blobs/ folder");
+            }
+            return contained(at, pointer, repository.resolve("blobs").resolve(lexical.getFileName()));
+        }
+        // a copy where huggingface_hub could make no link (Windows without the privilege): a file of the snapshot
+        return contained(at, pointer, pointer);
+    }
+
+    /**
+     * @param at   a file location of the repository
+     * @param etag the blob's name
+     * @return the real path of {@code blobs/ETAG}, checked to be a regular file of this repository's {@code blobs/};
+     *         empty when it is missing
+     * @throws StorageException {@link ErrorCode#NOT_A_FILE} when it is a link, a folder or leads anywhere else
+     */
+    Optional<Path> cachedBlobNamed(HubPath at, String etag) throws IOException {
+        Path blob = blob(at, etag);
+        if (attributes(blob).isEmpty()) {
+            return Optional.empty();
+        }
+        return contained(at, blob, blob);
+    }
+
+    /**
+     * The real path {@code path} leads to, which must be {@code expected} (a path under the root) reached through no
+     * link below the root's real path (links above it, a cache moved to another disk, are the user's own), and a
+     * regular file; empty when it or its target is missing.
+     */
+    private Optional<Path> contained(HubPath at, Path path, Path expected) throws IOException {
+        Path real;
+        Path realExpected;
+        try {
+            real = path.toRealPath();
+            realExpected = root.toRealPath().resolve(root.relativize(expected));
+        } catch (NoSuchFileException e) {
+            // a snapshot whose blob is missing is not cached
+            return Optional.empty();
+        }
+        if (!real.equals(realExpected)) {
+            throw notInCache(at, path, "leads to " + real + ", not to " + realExpected);
+        }
+        if (!Files.isRegularFile(real, LinkOption.NOFOLLOW_LINKS)) {
+            throw notInCache(at, path, "is not a regular file");
+        }
+        return Optional.of(real);
+    }
+
+    /**
+     * What a ref file holds, when it is a regular file of a commit's size, not a link: a ref leading elsewhere (a
+     * large file, a device) is not read, and names no commit.
+     */
+    private static Optional<String> readRef(Path ref) throws IOException {
+        Optional<BasicFileAttributes> a = attributes(ref);
+        if (a.isEmpty() || !a.get().isRegularFile() || a.get().size() > MAX_REF_BYTES) {
+            return Optional.empty();
+        }
+        return Optional.of(Files.readString(ref, StandardCharsets.UTF_8));
+    }
+
+    private static Optional<BasicFileAttributes> attributes(Path path) throws IOException {
+        try {
+            return Optional.of(Files.readAttributes(path, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    private static StorageException notInCache(HubPath at, Path path, String detail) {
+        return new StorageException(ErrorCode.NOT_A_FILE, at.toUri().toString(), "the Hugging Face cache entry "
+                + path + " " + detail + ": it is not taken as cached and is not read; delete it (a download puts"
+                + " the file back)");
     }
 
     Path blob(HubPath at, String etag) throws IOException {
@@ -251,7 +408,7 @@ public final class HubCache {
         }
         Path ref = refFile(at);
         Files.createDirectories(ref.getParent());
-        if (Files.isRegularFile(ref) && Files.readString(ref, StandardCharsets.UTF_8).equals(commit)) {
+        if (readRef(ref).filter(commit::equals).isPresent()) {
             return;
         }
         Path temporary = ref.resolveSibling(ref.getFileName() + "." + UUID.randomUUID() + ".tmp");

@@ -25,6 +25,9 @@ import java.util.Optional;
  *       {@code refs/}, as {@code huggingface_hub} does. A repository the cache has no folder for costs nothing
  *       here.</li>
  * </ul>
+ * A snapshot entry or blob that leads anywhere but a blob of the repository is refused
+ * ({@link ErrorCode#NOT_A_FILE}, see {@link HubCache}) and never opened: neither read nor skipped for the Hub, since a
+ * cache that holds such a link was changed by something other than a download.
  */
 final class HubCacheReader {
     /** Opens a Hub file remotely, pinned to a commit when one is known. */
@@ -52,7 +55,7 @@ final class HubCacheReader {
         Optional<String> known = cache.knownCommit(at);
         if (HubCache.isCommit(at.revision()) || cache.offline()) {
             if (known.isPresent()) {
-                Optional<Path> file = cache.cachedFile(at, known.get());
+                Optional<Path> file = cache.cachedBlob(at, known.get());
                 if (file.isPresent()) {
                     return CachedHubFile.open(name, file.get(), at.at(known.get()));
                 }
@@ -74,20 +77,22 @@ final class HubCacheReader {
             ErrorCode code = e instanceof ErrorCoded c ? c.code() : ErrorCode.NETWORK;
             boolean transient_ = code == ErrorCode.NETWORK || code == ErrorCode.TIMEOUT
                     || code == ErrorCode.SERVER_ERROR;
-            Optional<Path> fallback = known.flatMap(c -> cache.cachedFile(at, c));
-            if (transient_ && fallback.isPresent()) {
-                return CachedHubFile.open(name, fallback.get(), at.at(known.get()));
+            if (transient_ && known.isPresent()) {
+                Optional<Path> fallback = cache.cachedBlob(at, known.get());
+                if (fallback.isPresent()) {
+                    return CachedHubFile.open(name, fallback.get(), at.at(known.get()));
+                }
             }
             throw e;
         }
         HubPath pinned = at.at(meta.commit());
-        Optional<Path> file = cache.cachedFile(at, meta.commit());
+        Optional<Path> file = cache.cachedBlob(at, meta.commit());
         if (file.isPresent()) {
             return CachedHubFile.open(name, file.get(), pinned);
         }
-        Path blob = cache.blob(at, meta.etag());
-        if (Files.isRegularFile(blob)) {
-            return CachedHubFile.open(name, blob, pinned);
+        Optional<Path> blob = cache.cachedBlobNamed(at, meta.etag());
+        if (blob.isPresent()) {
+            return CachedHubFile.open(name, blob.get(), pinned);
         }
         return remote.open(pinned);
     }

@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceNotFoundException;
+import dev.safetensors.StorageException;
 import dev.safetensors.fixtures.FakeHub;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -34,12 +35,17 @@ class HubCacheTest {
     private static final String C = FakeHub.COMMIT;
     private static final byte[] BYTES = "sixteen bytes!!!".getBytes(StandardCharsets.US_ASCII);
 
+    /** Holds the cache and, beside it, what is outside the cache. */
     @TempDir
+    Path dir;
     Path root;
+    Path outside;
 
     @BeforeEach
-    void reset() {
+    void reset() throws Exception {
         HUB.reset();
+        root = Files.createDirectories(dir.resolve("cache"));
+        outside = Files.createDirectories(dir.resolve("outside"));
     }
 
     @AfterAll
@@ -131,6 +137,98 @@ class HubCacheTest {
         assertEquals(0, HUB.cdnRequests().size());
     }
 
+    /** Replaces an entry of the cache with a link to {@code target}. */
+    private static void plant(Path entry, Path target) throws Exception {
+        Files.delete(entry);
+        Files.createSymbolicLink(entry, target);
+    }
+
+    /** Reads {@code location} through the cache and expects the refusal, with no request made for it. */
+    private void assertRefused(String location, boolean offline) throws Exception {
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(),
+                new HubCache(root, offline))) {
+            StorageException e = assertThrows(StorageException.class, () -> p.open(URI.create(location)).close(),
+                    location);
+            assertEquals(ErrorCode.NOT_A_FILE, e.code(), e.getMessage());
+        }
+    }
+
+    @Test
+    void aSnapshotLinkLeadingOutsideTheRepositorysBlobsIsNotCachedAndNeverRead() throws Exception {
+        String sha = pythonLayout();
+        Path secret = Files.write(outside.resolve("passwd"), BYTES);
+        Path snapshot = root.resolve("models--acme--cached/snapshots/" + C);
+        Path entry = snapshot.resolve("model.safetensors");
+        HubCache cache = new HubCache(root, false);
+        URI atCommit = URI.create("hf://acme/cached@" + C + "/model.safetensors");
+        assertTrue(cache.cachedFile(atCommit, C).isPresent(), "the layout as huggingface_hub writes it is cached");
+
+        Files.createDirectories(root.resolve("models--acme--other/blobs"));
+        Files.write(root.resolve("models--acme--other/blobs/" + sha), BYTES);
+        List<Path> hostile = List.of(
+                secret,                                             // an absolute link out of the cache
+                Path.of("../../../../outside/passwd"), // a relative one
+                Path.of("../../../models--acme--other/blobs/" + sha),      // another repository's blob
+                Path.of("../../blobs/../../models--acme--other/blobs/" + sha));
+        for (Path target : hostile) {
+            plant(entry, target);
+            assertTrue(cache.cachedFile(atCommit, C).isEmpty(), "not cached: " + target);
+            assertRefused(atCommit.toString(), false);
+            assertRefused("hf://acme/cached/model.safetensors", true);
+        }
+
+        // the link is right but the blob itself, or the snapshot folder it sits in, leads out of the cache
+        plant(entry, Path.of("../../blobs/" + sha));
+        Path blob = root.resolve("models--acme--cached/blobs/" + sha);
+        plant(blob, secret);
+        assertTrue(cache.cachedFile(atCommit, C).isEmpty());
+        assertRefused(atCommit.toString(), false);
+        Files.delete(blob);
+        Files.write(blob, BYTES);
+        Path unet = snapshot.resolve("unet");
+        Path elsewhere = Files.createDirectories(outside.resolve("a/b/unet"));
+        // ../../../blobs/SHA reads as the repository's blob, but from the folder the link really is in it leads here
+        Files.createDirectories(outside.resolve("blobs"));
+        Files.write(outside.resolve("blobs/" + sha), BYTES);
+        Files.createSymbolicLink(elsewhere.resolve("model.safetensors"), Path.of("../../../blobs/" + sha));
+        try (var walk = Files.walk(unet)) {
+            walk.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        Files.createSymbolicLink(unet, elsewhere);
+        URI inUnet = URI.create("hf://acme/cached@" + C + "/unet/model.safetensors");
+        assertTrue(cache.cachedFile(inUnet, C).isEmpty(), "a snapshot folder that is a link is not the cache");
+        assertRefused(inUnet.toString(), false);
+        assertTrue(cache.cachedFile(atCommit, C).isPresent(), "the repaired entry is cached again");
+        assertEquals(0, HUB.hubRequests().size(), "a refusal asks the Hub nothing");
+        assertEquals(0, HUB.cdnRequests().size());
+    }
+
+    @Test
+    void aRefThatIsALinkNamesNoCommit() throws Exception {
+        pythonLayout();
+        Path ref = Files.writeString(outside.resolve("main"), C);
+        plant(root.resolve("models--acme--cached/refs/main"), ref);
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, true))) {
+            SourceNotFoundException e = assertThrows(SourceNotFoundException.class,
+                    () -> p.open(URI.create("hf://acme/cached/model.safetensors")).close());
+            assertEquals(ErrorCode.NOT_FOUND, e.code());
+            assertTrue(e.getMessage().contains("no ref"), e.getMessage());
+        }
+        assertTrue(new HubCache(root, false).knownCommit(URI.create("hf://acme/cached/model.safetensors")).isEmpty());
+    }
+
+    @Test
+    void aBlobLeadingOutsideTheCacheIsRefusedWhenABranchNamesIt() throws Exception {
+        String sha = pythonLayout();
+        Path secret = Files.write(outside.resolve("passwd"), BYTES);
+        HUB.publish("acme/cached", "fresh.safetensors", BYTES);
+        // the file is not in the snapshot, but the Hub's ETag names a blob of the cache: a link planted there
+        plant(root.resolve("models--acme--cached/blobs/" + sha), secret);
+        assertRefused("hf://acme/cached/fresh.safetensors", false);
+        assertEquals(1, HUB.hubRequests().size(), "the HEAD only");
+        assertEquals(0, HUB.cdnRequests().size(), "refused, not fetched instead");
+    }
+
     @Test
     void linkWritesWhatHuggingFaceHubReads() throws Exception {
         HubCache cache = new HubCache(root, false);
@@ -144,6 +242,9 @@ class HubCacheTest {
         assertEquals(C, Files.readString(root.resolve("datasets--acme--data/refs/main")));
         assertArrayEquals(BYTES, Files.readAllBytes(pointer));
         assertEquals(C, cache.knownCommit(URI.create("hf://datasets/acme/data/sub/x.safetensors")).orElseThrow());
+        // a second download that finds the link made (by another process) leaves it as it is
+        assertEquals(pointer, cache.link(file, C, "abc123"));
+        assertEquals(Path.of("../../../blobs/abc123"), Files.readSymbolicLink(pointer));
     }
 
     @Test
