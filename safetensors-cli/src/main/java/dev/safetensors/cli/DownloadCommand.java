@@ -4,6 +4,7 @@ import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.core.FileDownload;
+import dev.safetensors.core.OutputFolder;
 import dev.safetensors.http.HubCache;
 import dev.safetensors.http.HubRepository;
 import tools.jackson.core.JsonGenerator;
@@ -12,7 +13,6 @@ import tools.jackson.core.ObjectWriteContext;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.io.StringWriter;
-import java.nio.file.Path;
 import java.util.List;
 
 /** {@code safetensors download}: every file of a checkpoint to a folder or into the Hugging Face cache, verified. */
@@ -23,7 +23,7 @@ final class DownloadCommand implements Subcommand {
 
     final CommonOptions common = new CommonOptions();
     final RemoteReadOptions remote = new RemoteReadOptions();
-    Path folder;
+    String folder;
     boolean cache;
     boolean force;
     String source;
@@ -54,7 +54,7 @@ final class DownloadCommand implements Subcommand {
         common.declare(spec);
         remote.declare(spec);
         spec.option(OptionSpec.value("--out", "DIR", "Write the files under DIR, by their paths in the repository"
-                + " (or their names beside the index).", v -> folder = OptionValue.path(v)).alias("-o"));
+                + " (or their names beside the index).", v -> folder = v).alias("-o"));
         spec.option(OptionSpec.flag("--cache", "Write hf:// files into the Hugging Face cache, where huggingface_hub"
                 + " and hf:// reads find them.", () -> cache = true));
         spec.option(OptionSpec.flag("--force", "Download files whose header is invalid too.", () -> force = true));
@@ -75,7 +75,7 @@ final class DownloadCommand implements Subcommand {
                     cache ? hub() : null,
                     common.limits(), remote.readOptions(), force, bar::grow, bar::advance);
             List<Downloader.Done> done = cache ? downloader.toCache(source, hubCache)
-                    : downloader.toFolder(source, folder);
+                    : downloader.toFolder(source, OutputFolder.local(folder));
             bar.printAbove(() -> done.forEach(d -> out.println(common.json ? json(d) : text(d))));
             return 0;
         } catch (IOException | RuntimeException e) {

@@ -106,7 +106,8 @@ final class DumpCommand implements Subcommand {
             throw usage("dump reads one checkpoint: name its file or its *.safetensors.index.json (see 'safetensors"
                     + " inspect --tensors')");
         }
-        Output output = common.output(out, err);
+        // without --out, standard output is the data: every verdict goes to standard error, never into the data
+        Output output = common.output(file == null ? err : out, err);
         if (location.isIndex()) {
             // read across shards: the index says which shard holds the tensor; that shard is dumped as a file is
             try {
@@ -139,7 +140,8 @@ final class DumpCommand implements Subcommand {
             output.result(r, false, TextFormatter::statusLine);
             return r.status().exitCode();
         }
-        if (code == 0 && common.json) {
+        if (common.json) {
+            // what was written, or the failure dump() recorded: one JSON object either way
             output.result(r, false, TextFormatter::statusLine);
         }
         return code;
@@ -158,10 +160,11 @@ final class DumpCommand implements Subcommand {
         HeaderCheck.passed(result, st.header());
         TensorInfo t = st.header().tensor(tensor).orElse(null);
         if (t == null) {
-            output.error(name() + ": no tensor named \"" + Sanitized.line(tensor, 200) + "\" among its "
+            String message = "no tensor named \"" + Sanitized.line(tensor, 200) + "\" among its "
                     + Readable.plural(st.header().tensors().size(), "tensor") + "; list them with 'safetensors"
-                    + " inspect --tensors " + name() + "'", null);
-            return Status.USAGE;
+                    + " inspect --tensors " + name() + "'";
+            return refused(result, output, Failure.of(Status.ERROR, ErrorCode.TENSOR_NOT_FOUND.name(), message,
+                    null), name() + ": " + message, Status.USAGE);
         }
         long written;
         try (AtomicFile target = file == null ? null : openOutput();
@@ -175,18 +178,26 @@ final class DumpCommand implements Subcommand {
             }
         } catch (UnsupportedDtypeException | TensorAccessException e) {
             // the file is fine; what was asked of it is not: a usage error
-            output.error(name() + ": " + Failure.from(e, src.name()).message()
-                    + (e.code() == ErrorCode.NOT_FLOAT_READABLE ? "; dump it without --f32 for the raw bytes" : ""), e);
-            return Status.USAGE;
+            Failure f = Failure.from(e, src.name());
+            String hint = switch (e.code()) {
+                case NOT_FLOAT_READABLE -> "; dump it without --f32 for the raw bytes";
+                case TOO_MANY_ELEMENTS -> "; --f32 widens at most " + common.limits().maxFloat32Elements()
+                        + " elements in memory: dump the stored bytes without --f32 (streamed, any size) with --out"
+                        + " FILE and widen them in blocks";
+                default -> "";
+            };
+            f = new Failure(f.status(), f.code(), f.message() + hint, f.check(), e);
+            return refused(result, output, f, name() + ": " + f.message() + " [" + f.code() + "]", Status.USAGE);
         } catch (StorageException e) {
             if (e.code() != ErrorCode.WRITE_FAILED) {
                 throw e;
             }
-            if (file != null) {
+            if (file == null) {
                 // standard output's failure is reported once, by Main, like every command's
-                output.error(e.source() + ": " + e.detail() + " [" + e.code() + "]", e);
+                return Status.ERROR.exitCode();
             }
-            return Status.ERROR.exitCode();
+            return refused(result, output, Failure.from(e, e.source()), e.source() + ": " + e.detail() + " ["
+                    + e.code() + "]", Status.ERROR.exitCode());
         }
         if (file != null && !common.json) {
             out.printf(Locale.ROOT, "wrote %s of %s %s %s to %s%n", Readable.plural(written, f32 && !binary ? "value"
@@ -195,6 +206,19 @@ final class DumpCommand implements Subcommand {
             out.flush();
         }
         return 0;
+    }
+
+    /**
+     * Records why the dump was refused, for {@code --json}, or prints it as one line.
+     *
+     * @return {@code exit}
+     */
+    private int refused(SourceResult.Builder result, Output output, Failure f, String line, int exit) {
+        result.fail(f);
+        if (!common.json) {
+            output.error(line, f.cause());
+        }
+        return exit;
     }
 
     /**

@@ -11,6 +11,7 @@ import dev.safetensors.Limits;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Alignment;
 import dev.safetensors.core.CastChannel;
+import dev.safetensors.core.OutputFolder;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
@@ -140,6 +141,7 @@ final class ReshardCommand implements Subcommand {
         String shown = Location.parse(source).display();
         ReshardInput input;
         try {
+            outDir = OutputFolder.local(outText);
             input = ReshardInput.open(source, opener, limits, readOptions);
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             return failed(output, report, shown, failure(e, shown));

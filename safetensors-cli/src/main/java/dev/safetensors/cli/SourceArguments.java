@@ -2,11 +2,12 @@ package dev.safetensors.cli;
 
 import dev.safetensors.core.NameGlob;
 
-import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,6 +22,12 @@ import java.util.NoSuchElementException;
  * (and {@code -} for standard input), one location a line. Mixed into validate, inspect, manifest and verify.
  */
 final class SourceArguments {
+    /**
+     * The longest line of a list of locations, in bytes without its terminator: a location is a few KiB at most,
+     * and a longer line (a stream with no line break, such as {@code /dev/zero}) is a usage error, not a heap filled.
+     */
+    public static final int DEFAULT_MAX_LINE_BYTES = 8 * 1024;
+
     boolean recursive;
     boolean allowEmpty;
     final List<String> include = new ArrayList<>();
@@ -32,14 +39,16 @@ final class SourceArguments {
         spec.option(OptionSpec.flag("--recursive", "List folders and prefixes (a SOURCE ending in /, or a local"
                         + " folder) with their subfolders; one level otherwise.", () -> recursive = true))
                 .option(OptionSpec.value("--include", "GLOB", "File names to examine in folders and prefixes"
-                        + " (repeatable); default *.safetensors and *.safetensors.index.json.", include::add))
+                        + " (repeatable); default *.safetensors and *.safetensors.index.json.", include::add)
+                        .repeated())
                 .option(OptionSpec.value("--exclude", "GLOB", "File names to skip in folders and prefixes"
                         + " (repeatable).", exclude::add).repeated())
                 .option(OptionSpec.flag("--allow-empty", "Succeed when the folders, prefixes and lists select no"
                         + " file; by default selecting nothing is NOT_FOUND (exit 3), so a mistyped prefix never"
                         + " passes.", () -> allowEmpty = true))
                 .option(OptionSpec.value("--from-file", "FILE", "Also read sources from FILE, one location a line"
-                        + " (blank lines skipped); - reads standard input.", v -> fromFile = OptionValue.path(v)));
+                        + " (UTF-8, at most " + DEFAULT_MAX_LINE_BYTES / 1024 + " KiB a line; blank lines skipped);"
+                        + " - reads standard input.", v -> fromFile = OptionValue.path(v)));
     }
 
     /** @return the same selection without {@code --from-file}, for a run over some of the SOURCE arguments */
@@ -108,7 +117,7 @@ final class SourceArguments {
         }
         return new Iterator<>() {
             private int next;
-            private BufferedReader lines;
+            private LineReader lines;
             private String pending;
 
             @Override
@@ -131,7 +140,7 @@ final class SourceArguments {
                     if (part instanceof Path file) {
                         lines = open(file, stdin);
                     } else if (part.equals("-")) {
-                        lines = reader(stdin);
+                        lines = new LineReader(stdin, STDIN);
                     } else {
                         pending = (String) part;
                     }
@@ -163,19 +172,95 @@ final class SourceArguments {
         return file != null && file.toString().equals("-");
     }
 
-    private static BufferedReader open(Path file, InputStream stdin) {
+    private static LineReader open(Path file, InputStream stdin) {
         if (isStdin(file)) {
-            return reader(stdin);
+            return new LineReader(stdin, STDIN);
         }
         try {
-            return Files.newBufferedReader(file, StandardCharsets.UTF_8);
+            return new LineReader(Files.newInputStream(file), "--from-file " + file);
         } catch (IOException e) {
             throw new UsageException("--from-file " + file + ": cannot read it ("
                     + dev.safetensors.ErrorCode.of(e) + ")");
         }
     }
 
-    private static BufferedReader reader(InputStream in) {
-        return new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8));
+    private static final String STDIN = "standard input";
+
+    /**
+     * Reads lines of strict UTF-8, each ended by LF, CR or CR LF (as {@link java.io.BufferedReader#readLine}), none
+     * longer than {@link #DEFAULT_MAX_LINE_BYTES}: the bytes are taken from the stream a block at a time, so no more
+     * than one line's bound and one block are ever held, whatever the stream holds.
+     */
+    static final class LineReader {
+        private final InputStream in;
+        private final String name;
+        private final byte[] block = new byte[4096];
+        private final byte[] line = new byte[DEFAULT_MAX_LINE_BYTES];
+        private int position;
+        private int limit;
+        private long number;
+        private boolean skipLineFeed;
+
+        /**
+         * @param in   the stream; the caller closes it
+         * @param name the list's name, for messages ({@code standard input}, {@code --from-file FILE})
+         */
+        LineReader(InputStream in, String name) {
+            this.in = in;
+            this.name = name;
+        }
+
+        /**
+         * @return the next line without its terminator, or {@code null} at the end of the stream
+         * @throws UsageException if the line is longer than {@link #DEFAULT_MAX_LINE_BYTES} or not UTF-8, naming
+         *                        its number
+         * @throws IOException    if the stream fails
+         */
+        String readLine() throws IOException {
+            int length = 0;
+            boolean any = false;
+            while (true) {
+                if (position == limit) {
+                    limit = in.read(block);
+                    position = 0;
+                    if (limit <= 0) {
+                        limit = 0;
+                        return any ? decode(length) : null;
+                    }
+                }
+                byte b = block[position++];
+                if (skipLineFeed) {
+                    skipLineFeed = false;
+                    if (b == '\n') {
+                        continue;
+                    }
+                }
+                if (!any) {
+                    any = true;
+                    number++;
+                }
+                if (b == '\n' || b == '\r') {
+                    skipLineFeed = b == '\r';
+                    return decode(length);
+                }
+                if (length == line.length) {
+                    throw new UsageException(name + ": line " + number + " is longer than " + line.length
+                            + " bytes; a list holds one location a line");
+                }
+                line[length++] = b;
+            }
+        }
+
+        private String decode(int length) {
+            try {
+                return StandardCharsets.UTF_8.newDecoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .decode(ByteBuffer.wrap(line, 0, length)).toString();
+            } catch (CharacterCodingException e) {
+                throw new UsageException(name + ": line " + number + " is not UTF-8 text; a list holds one"
+                        + " location a line, in UTF-8");
+            }
+        }
     }
 }

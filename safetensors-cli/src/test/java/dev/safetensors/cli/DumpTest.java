@@ -67,7 +67,7 @@ class DumpTest {
         Path broken = Fixtures.write(dir, "gap.safetensors", SafetensorsFixture.create()
                 .tensor("w", "F32", new long[] {1}, 4, 8).build());
         Cli.Run invalid = InProcess.run("dump", broken.toString(), "w").exits(1);
-        assertTrue(invalid.outLines().get(0).endsWith("[OFFSETS_GAP]"), invalid.describe());
+        assertTrue(invalid.errLines().get(0).endsWith("[OFFSETS_GAP]"), invalid.describe());
         Cli.Run json = InProcess.run("dump", "--json", sample.toString(), "embed.weight", "--out",
                 dir.resolve("e.bin").toString()).exits(0);
         assertEquals(1, json.json().get(0).get("requests").asInt(), "the header read holds the whole sample, so"
@@ -99,5 +99,55 @@ class DumpTest {
         Cli.Run odd = InProcess.run("dump", "--part-size", "65537", local.toString(), "w", "-o", dir.resolve("x").toString())
                 .exits(2);
         assertTrue(odd.stderr().contains("--part-size"), odd.describe());
+    }
+
+    @Test
+    void aVerdictNeverGoesIntoTheDataOnStandardOutput() {
+        Path broken = Fixtures.write(dir, "gap.safetensors", SafetensorsFixture.create()
+                .tensor("w", "F32", new long[] {1}, 4, 8).build());
+        for (List<String> flags : List.of(List.of("--f32", "--binary"), List.of("--f32"), List.<String>of())) {
+            List<String> args = new java.util.ArrayList<>(List.of("dump"));
+            args.addAll(flags);
+            args.addAll(List.of(broken.toString(), "w"));
+            Cli.Run run = InProcess.run(args.toArray(String[]::new)).exits(1);
+            assertEquals(0, run.stdout().length, "the data output holds no verdict\n" + run.describe());
+            assertTrue(run.stderr().contains("[OFFSETS_GAP]"), run.describe());
+        }
+    }
+
+    @Test
+    void f32OfATensorOverTheFloatBoundIsRefusedWithItsCodeAndTheWayForward() throws IOException {
+        long elements = dev.safetensors.Limits.STRICT.maxFloat32Elements() + 1;
+        Path big = Fixtures.sparse(dir.resolve("big.safetensors"), "{\"big\":{\"dtype\":\"F16\",\"shape\":["
+                + elements + "],\"data_offsets\":[0," + 2 * elements + "]}}", 2 * elements);
+        Path out = dir.resolve("big.f32");
+        Cli.Run run = InProcess.run("dump", "--f32", "--binary", big.toString(), "big", "--out", out.toString())
+                .exits(2);
+        assertTrue(run.stderr().contains("[TOO_MANY_ELEMENTS]"), run.describe());
+        assertTrue(run.stderr().contains("without --f32") && run.stderr().contains("--out"), run.describe());
+        assertTrue(Files.notExists(out), "nothing is left under the output's name");
+
+        Cli.Run json = InProcess.run("dump", "--json", "--f32", big.toString(), "big", "--out", out.toString())
+                .exits(2);
+        assertEquals(1, json.json().size(), json.describe());
+        assertEquals("TOO_MANY_ELEMENTS", json.json().get(0).get("code").asString(), json.describe());
+    }
+
+    @Test
+    void everyJsonFailurePrintsOneObject() {
+        Path sample = Cli.examples().resolve("sample.safetensors");
+        Path out = dir.resolve("x.bin");
+        Cli.Run missing = InProcess.run("dump", "--json", sample.toString(), "no.such.tensor", "--out", out.toString())
+                .exits(2);
+        assertEquals(1, missing.json().size(), missing.describe());
+        assertEquals("TENSOR_NOT_FOUND", missing.json().get(0).get("code").asString(), missing.describe());
+        Cli.Run ints = InProcess.run("dump", "--json", "--f32", sample.toString(), "position_ids", "--out",
+                out.toString()).exits(2);
+        assertEquals("NOT_FLOAT_READABLE", ints.json().get(0).get("code").asString(), ints.describe());
+        Path blocked = Fixtures.write(dir, "file", "not a folder");
+        Cli.Run unwritable = InProcess.run("dump", "--json", sample.toString(), "embed.weight", "--out",
+                blocked.resolve("e.bin").toString()).exits(3);
+        assertEquals(1, unwritable.json().size(), unwritable.describe());
+        assertEquals("WRITE_FAILED", unwritable.json().get(0).get("code").asString(), unwritable.describe());
     }
 }

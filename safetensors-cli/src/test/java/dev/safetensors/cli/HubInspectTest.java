@@ -120,6 +120,17 @@ class HubInspectTest {
     }
 
     @Test
+    void aFolderWithATrailingSlashIsTheFolder() {
+        for (String folder : List.of("hf://acme/sd@main/vae/", "hf://acme/sd/vae/")) {
+            Cli.Run run = InProcess.run(env, "inspect", "--json", folder).exits(0);
+            List<JsonNode> lines = run.json();
+            assertEquals(1, lines.size(), run.describe());
+            assertTrue(lines.get(0).get("source").asString().endsWith("/vae"), run.describe());
+            InProcess.run(env, "validate", folder).exits(0);
+        }
+    }
+
+    @Test
     void aQuantizedRepositoryCountsParametersFromItsConfigAndSaysSo() {
         Cli.Run run = InProcess.run(env, "inspect", "--json", "hf://acme/gptq").exits(0);
         JsonNode m = run.json().get(0);

@@ -1,6 +1,8 @@
 package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
 import dev.safetensors.StorageException;
 
 import java.io.IOException;
@@ -11,9 +13,51 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
-/** The folder a multi-file write goes into: created when missing, removed again if the write fails. */
-final class OutputFolder {
+/**
+ * The folder a multi-file write goes into: named by a local location only ({@link #local}), created when missing,
+ * removed again if the write fails.
+ */
+public final class OutputFolder {
     private OutputFolder() {
+    }
+
+    /**
+     * The local folder an output location names, checked before anything is read or created. A location with a
+     * scheme ({@code s3://}, {@code gs://}, {@code az://}, {@code hf://}, {@code https://}, any {@code scheme://},
+     * whether or not it parses as a URI) is never taken for a local path, so no folder named {@code s3:} is ever
+     * made: writes go to local folders only, for now. A {@code file:} URI names its local path.
+     *
+     * @param location the output location as written, such as a command's {@code --out} value
+     * @return the local path it names
+     * @throws InvalidLocationException {@link ErrorCode#UNSUPPORTED_SCHEME} for a location with any other scheme;
+     *                                  {@link ErrorCode#INVALID_SOURCE} for a malformed {@code file:} URI or a text
+     *                                  that names no local path
+     */
+    public static Path local(String location) throws InvalidLocationException {
+        Location parsed = Location.parse(location);
+        if (parsed.uri().isPresent() || parsed.looksLikeUri()) {
+            String scheme = parsed.uri().isPresent() ? parsed.scheme()
+                    : location.substring(0, location.indexOf(':')).toLowerCase(java.util.Locale.ROOT);
+            // a text that is no URI is shown by its scheme only: its user information may hold a password
+            String shown = parsed.uri().isPresent() ? parsed.display() : scheme + "://...";
+            if (!scheme.equals("file")) {
+                throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "output " + shown
+                        + " is not a local folder: writes go to local folders only, for now (a location with a"
+                        + " scheme, " + scheme + ":, is never taken for a path; write ./NAME for a local folder whose"
+                        + " name holds a colon)");
+            }
+            if (parsed.uri().isEmpty()) {
+                throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "output " + shown
+                        + " is not a valid file: URI (percent-encode spaces), nor taken for a path");
+            }
+        }
+        try {
+            return parsed.path();
+        } catch (IllegalArgumentException | IllegalStateException e) {
+            // InvalidPathException is an IllegalArgumentException: a name this file system cannot hold
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "output " + parsed.display()
+                    + " names no local folder: " + e.getMessage());
+        }
     }
 
     /**

@@ -29,13 +29,15 @@ import java.util.regex.Pattern;
  * Because the input is a {@link URI}, the path is percent-decoded ({@code %20} is a space, {@code %25} a
  * {@code %}). The trailing form of earlier versions ({@code hf://acme/repo/model.safetensors@main}) is refused with
  * a message showing the form above. Parsing rejects whatever could escape the repository in the resolve URL:
- * {@code .} and {@code ..} segments, empty segments, user information, ports, queries and fragments. Every refusal
+ * {@code .} and {@code ..} segments, empty segments, user information, ports, queries and fragments; one trailing
+ * {@code /} names a folder ({@code hf://acme/repo@main/unet/} is the folder {@code unet}). Every refusal
  * is an {@link InvalidLocationException} with {@link ErrorCode#INVALID_SOURCE}.
  *
  * @param type      the repository type
  * @param namespace the user or organisation
  * @param name      the repository name
- * @param path      the file inside the repository, {@code ""} for a repository reference
+ * @param path      the file or folder inside the repository, without a trailing slash; {@code ""} for a repository
+ *                  reference
  * @param revision  a branch, tag or commit
  */
 record HubPath(RepoType type, String namespace, String name, String path, String revision) {
@@ -144,6 +146,10 @@ record HubPath(RepoType type, String namespace, String name, String path, String
                 throw malformed(uri, "the revision goes right after the repository, as in hf://"
                         + type.urlPrefix + namespace + "/" + name + "@" + old.group(2) + "/" + old.group(1));
             }
+        }
+        if (rawPath.length() > 1 && rawPath.endsWith("/")) {
+            // one trailing slash names a folder, as it does in a prefix: hf://acme/repo@main/unet/ is the folder unet
+            rawPath = rawPath.substring(0, rawPath.length() - 1);
         }
         checkName(uri, "namespace", namespace);
         checkName(uri, "repository", name);

@@ -94,6 +94,19 @@ class HubPathTest {
     }
 
     @Test
+    void oneTrailingSlashNamesAFolder() throws Exception {
+        assertEquals(new HubPath(RepoType.MODEL, "acme", "tiny", "sub", "main"), parse("hf://acme/tiny@main/sub/"));
+        assertEquals(new HubPath(RepoType.MODEL, "acme", "tiny", "sub", "main"), parse("hf://acme/tiny/sub/"));
+        assertEquals(new HubPath(RepoType.DATASET, "acme", "d", "a/b", "refs/pr/1"),
+                parse("hf://datasets/acme/d@refs/pr/1/a/b/"));
+        assertEquals(new HubPath(RepoType.MODEL, "acme", "tiny", "", "v1"), parse("hf://acme/tiny@v1/"));
+        for (String bad : List.of("hf://acme/tiny@main/sub//", "hf://acme/tiny/sub//", "hf://acme/tiny@main//")) {
+            InvalidLocationException e = assertThrows(InvalidLocationException.class, () -> parse(bad), bad);
+            assertEquals(ErrorCode.INVALID_SOURCE, e.code(), bad);
+        }
+    }
+
+    @Test
     void anEndpointPathPrefixIsKept() throws Exception {
         HubPath p = parse("hf://acme/repo/m.safetensors");
         assertEquals(URI.create("http://127.0.0.1:8080/mirror/acme/repo/resolve/main/m.safetensors"),
