@@ -62,6 +62,25 @@ final class DownloadFiles {
     }
 
     /**
+     * @param path  a regular file
+     * @param attrs its attributes
+     * @return whether the file has no other name (a hard link elsewhere would be written through when it is continued);
+     *         true where the file system does not count links
+     * @throws StorageException with {@link ErrorCode#WRITE_FAILED} if the count cannot be read
+     */
+    static boolean soleName(Path path, BasicFileAttributes attrs) throws StorageException {
+        if (!path.getFileSystem().supportedFileAttributeViews().contains("unix")) {
+            return true;
+        }
+        try {
+            Object links = Files.getAttribute(path, "unix:nlink", LinkOption.NOFOLLOW_LINKS);
+            return !(links instanceof Integer n) || n == 1;
+        } catch (IOException e) {
+            throw writeFailed(path, "cannot read its link count", e);
+        }
+    }
+
+    /**
      * Reads a version record: a regular file (not followed through a link) of at most {@value #MAX_RECORD_BYTES}
      * bytes of UTF-8.
      *

@@ -297,8 +297,9 @@ public final class FileDownload {
         BasicFileAttributes held = DownloadFiles.at(place.partial());
         DownloadFiles.requireRegularOrAbsent(place.partial(), held);
         DownloadFiles.requireRegularOrAbsent(record, DownloadFiles.at(record));
+        // a partial file with a second name (a hard link to a file elsewhere) is not continued: only its name goes
         boolean resume = held != null && held.size() <= size && version.isPresent()
-                && DownloadFiles.readRecord(record).equals(version);
+                && DownloadFiles.readRecord(record).equals(version) && DownloadFiles.soleName(place.partial(), held);
         if (!resume) {
             // another version's bytes, or bytes of no known version: never continued, so never spliced
             DownloadFiles.delete(place.partial());

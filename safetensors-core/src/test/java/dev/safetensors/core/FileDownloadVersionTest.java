@@ -87,6 +87,20 @@ class FileDownloadVersionTest {
     }
 
     @Test
+    void aPartialFileWithASecondNameIsNotWrittenThroughEvenUnderTheRightRecord() throws Exception {
+        Path victim = Files.write(dir.resolve("elsewhere.bin"), java.util.Arrays.copyOf(FILE, 100));
+        FileDownload.Placement place = FileDownload.Placement.beside(dir.resolve("model.safetensors"));
+        Files.createLink(place.partial(), victim);
+        RangedBytesSource s = source(FILE);
+        s.size();
+        Files.writeString(place.partialRecord(), FileDownload.versionOf(s).orElseThrow());
+        FileDownload.Result r = FileDownload.builder(s, x -> place).headerChecked(true).build().run();
+        assertEquals(0, r.resumedFrom());
+        assertArrayEquals(java.util.Arrays.copyOf(FILE, 100), Files.readAllBytes(victim), "the other name untouched");
+        assertArrayEquals(FILE, Files.readAllBytes(place.target()));
+    }
+
+    @Test
     void aRecordLongerThanItsBoundIsNoRecord() throws Exception {
         FileDownload.Placement place = FileDownload.Placement.beside(dir.resolve("model.safetensors"));
         RangedBytesSource s = source(FILE);
