@@ -194,7 +194,7 @@ public final class FileDownload {
      * reports once the source is pinned), or for a local file its size, modification time and file key.
      *
      * @param source an open source, its size already learned (by a header read or {@link RandomAccessSource#size()})
-     * @return the version, one line of at most {@value DownloadFiles#MAX_RECORD_BYTES} bytes; empty when the source
+     * @return the version, one line of at most 1,024 bytes (longer is none); empty when the source
      *         reports none (then a partial file of it is never resumed and a file in place never trusted by version)
      * @throws IOException if the size cannot be learned
      */
