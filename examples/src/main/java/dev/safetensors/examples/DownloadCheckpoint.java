@@ -33,8 +33,8 @@ import java.util.List;
  * </pre>
  *
  * <p>To a folder, each file goes through {@link FileDownload}: its header is validated before any payload byte, the
- * bytes come in parallel parts to {@code .NAME.incomplete} (continued if an earlier run was interrupted) and the file
- * is renamed into place once whole. Into the cache, each Hub file costs one {@code HEAD}
+ * bytes come in parallel parts to {@code .NAME.incomplete} (continued if an earlier run was interrupted, only while
+ * the object is the version recorded beside it) and the file is renamed into place once whole. Into the cache, each Hub file costs one {@code HEAD}
  * ({@link HubRepository#metadata}), its blob is verified against the Hub's SHA-256 and linked into
  * {@code snapshots/COMMIT/} as {@code huggingface_hub} links it; reading it afterwards at that commit makes no request.
  */

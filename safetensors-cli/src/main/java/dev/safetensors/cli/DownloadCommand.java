@@ -3,6 +3,7 @@ package dev.safetensors.cli;
 import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.SafetensorsException;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.OutputFolder;
 import dev.safetensors.http.HubCache;
@@ -45,8 +46,10 @@ final class DownloadCommand implements Subcommand {
                 + " ~/.cache/huggingface/hub).",
                 "Every header is validated before any payload is fetched: a checkpoint that fails is not downloaded"
                         + " unless --force. Files come in parallel parts; an interrupted download is continued from"
-                        + " its partial file; the Hub's SHA-256 of each LFS file is verified before the file is"
-                        + " renamed into place. Nothing partial is ever left under a final name."),
+                        + " its partial file only if the object is still the version the partial file records; the"
+                        + " Hub's SHA-256 of each LFS file is verified before the file is renamed into place. A file"
+                        + " already there counts as present only if its recorded version or SHA-256 says so. Nothing"
+                        + " partial is ever left under a final name, and nothing is written through a link."),
                 List.of("", "Examples:",
                         "  safetensors download hf://openai-community/gpt2 --cache",
                         "  safetensors download hf://acme/model@main/model.safetensors.index.json --out model/",
@@ -79,9 +82,18 @@ final class DownloadCommand implements Subcommand {
             bar.printAbove(() -> done.forEach(d -> out.println(common.json ? json(d) : text(d))));
             return 0;
         } catch (IOException | RuntimeException e) {
-            Failure failure = Failure.from(e, Location.parse(source).text());
-            err.println("safetensors download: " + Location.parse(source).text() + ": "
-                    + Sanitized.line(failure.message(), 2000) + " [" + failure.code() + "]");
+            String shown = Location.parse(source).display();
+            Failure failure = Failure.from(e, shown);
+            if (common.json) {
+                // the output a write failure is about, as the exception names it
+                String file = failure.code().equals("WRITE_FAILED") && e instanceof SafetensorsException s
+                        && s.source() != null && !s.source().isEmpty() ? s.source() : null;
+                out.println(CommandJson.failure("download", shown, file, failure));
+                out.flush();
+            } else {
+                err.println("safetensors download: " + Sanitized.line(shown, 2000) + ": "
+                        + Sanitized.line(failure.message(), 2000) + " [" + failure.code() + "]");
+            }
             if (common.debug) {
                 err.print(Sanitized.stackTrace(e));
             }
@@ -100,7 +112,8 @@ final class DownloadCommand implements Subcommand {
     private static String text(Downloader.Done d) {
         FileDownload.Result r = d.result();
         if (r == null || r.skipped()) {
-            return "present     " + d.path() + "  (" + Sanitized.line(d.source(), 2000) + ")";
+            return "present     " + d.path() + "  (" + Sanitized.line(Location.parse(d.source()).display(), 2000)
+                    + ")";
         }
         return "downloaded  " + d.path() + "  " + r.size() + " bytes"
                 + (r.resumedFrom() > 0 ? ", resumed from " + r.resumedFrom() : "")
@@ -114,7 +127,7 @@ final class DownloadCommand implements Subcommand {
             FileDownload.Result r = d.result();
             g.writeStartObject();
             g.writeStringProperty("kind", "download");
-            g.writeStringProperty("source", d.source());
+            g.writeStringProperty("source", Location.parse(d.source()).display());
             g.writeStringProperty("path", d.path().toString());
             g.writeStringProperty("status", r == null || r.skipped() ? "present" : "downloaded");
             if (r != null) {

@@ -9,7 +9,6 @@ import dev.safetensors.core.CheckpointFiles;
 import dev.safetensors.core.CheckpointOptions;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.ReadOptions;
-import dev.safetensors.core.Safetensors;
 import dev.safetensors.core.Sources;
 import dev.safetensors.http.HubBlobLock;
 import dev.safetensors.http.HubCache;
@@ -30,8 +29,9 @@ import java.util.function.LongConsumer;
 /**
  * What {@code safetensors download} does, apart from its command line: finds every file of the checkpoints a
  * location names (a file, an index and its shards, a Hub repository and its {@code config.json}s), validates every
- * {@code .safetensors} header before any payload is fetched, then downloads each file with {@link FileDownload}
- * into a folder or into the Hugging Face cache ({@link HubCache}).
+ * {@code .safetensors} header before any payload is fetched ({@link FileDownload#validate}: the read path's header
+ * check, with its bound on open sources), then downloads each file with {@link FileDownload} from a source opened
+ * again and pinned to the version validated, into a folder or into the Hugging Face cache ({@link HubCache}).
  *
  * <p>Into the cache, each Hub file costs one {@code HEAD} (its commit and blob name, as {@code huggingface_hub}
  * asks) unless the commit's snapshot already holds it (then nothing), and is verified against the Hub's SHA-256 when
@@ -93,17 +93,13 @@ final class Downloader {
      */
     List<Done> toFolder(String location, Path out) throws IOException {
         List<String> files = files(location);
-        List<RandomAccessSource> sources = openAndCheck(files);
+        List<Checked> checked = openAndCheck(files);
         List<Done> done = new ArrayList<>();
-        try {
-            for (int i = 0; i < files.size(); i++) {
-                Path target = out.resolve(relative(location, files.get(i)));
-                FileDownload.Result r = run(sources.get(i), s -> new FileDownload.Placement(target,
-                        target.resolveSibling("." + target.getFileName() + ".incomplete"), publishedSha256(s)));
-                done.add(new Done(files.get(i), target, r));
-            }
-        } finally {
-            closeAll(sources);
+        for (int i = 0; i < files.size(); i++) {
+            Path target = out.resolve(relative(location, files.get(i)));
+            FileDownload.Result r = run(checked.get(i), s -> FileDownload.Placement.beside(target)
+                    .expecting(publishedSha256(s)));
+            done.add(new Done(files.get(i), target, r));
         }
         return done;
     }
@@ -139,66 +135,60 @@ final class Downloader {
                 missing.add(f);
             }
         }
-        List<RandomAccessSource> sources = openAndCheck(missing);
-        try {
-            for (int i = 0; i < missing.size(); i++) {
-                URI uri = URI.create(missing.get(i));
-                HubFileMetadata meta = hub.metadata(uri);
-                Path blob = cache.blob(uri, meta.etag());
-                FileDownload.Result r;
-                Path pointer;
-                // held from the fetch to the link: a second download of this blob waits, then finds it in place
-                try (HubBlobLock lock = cache.lockBlob(uri, meta.etag())) {
-                    r = run(sources.get(i), s -> new FileDownload.Placement(blob,
-                            blob.resolveSibling(blob.getFileName() + ".incomplete"),
-                            meta.sha256().or(() -> publishedSha256(s))));
-                    pointer = cache.link(uri, meta.commit(), meta.etag());
-                }
-                cache.recordRef(asked, meta.commit());
-                done.add(new Done(missing.get(i), pointer, r));
+        List<Checked> sources = openAndCheck(missing);
+        for (int i = 0; i < missing.size(); i++) {
+            URI uri = URI.create(missing.get(i));
+            HubFileMetadata meta = hub.metadata(uri);
+            Path blob = cache.blob(uri, meta.etag());
+            FileDownload.Result r;
+            Path pointer;
+            Checked checked = sources.get(i);
+            // held from the fetch to the link: a second download of this blob waits, then finds it in place
+            try (HubBlobLock lock = cache.lockBlob(uri, meta.etag())) {
+                r = run(checked, s -> new FileDownload.Placement(blob,
+                        blob.resolveSibling(blob.getFileName() + ".incomplete"),
+                        meta.sha256().or(() -> publishedSha256(s))));
+                pointer = cache.link(uri, meta.commit(), meta.etag());
             }
-        } finally {
-            closeAll(sources);
+            cache.recordRef(asked, meta.commit());
+            done.add(new Done(missing.get(i), pointer, r));
         }
         return done;
     }
 
-    /** Opens every file and validates every header before any payload is fetched. */
-    private List<RandomAccessSource> openAndCheck(List<String> files) throws IOException {
-        List<RandomAccessSource> sources = new ArrayList<>();
-        try {
-            for (String f : files) {
-                RandomAccessSource s = checkpoints.registry().open(Location.parse(f));
-                sources.add(s);
-                if (f.endsWith(".safetensors")) {
-                    try {
-                        Safetensors.readHeader(s, limits);
-                    } catch (IOException e) {
-                        if (!force || !(e instanceof dev.safetensors.InvalidHeaderException)) {
-                            throw e;
-                        }
-                    }
-                }
-            }
-        } catch (IOException | RuntimeException e) {
-            closeAll(sources);
-            throw e;
-        }
-        return sources;
+    /** A file of the download, its header validated, and the version it was validated at (if it has one). */
+    private record Checked(Location location, Optional<String> version) {
     }
 
-    private FileDownload.Result run(RandomAccessSource source, FileDownload.Placer placer) throws IOException {
-        grow.accept(source.size());
-        long[] seen = {-1};
-        return FileDownload.builder(source, placer).limits(limits).readOptions(options).force(force)
-                .headerChecked(true).progress(held -> {
-                    if (seen[0] >= 0) {
-                        advance.accept(held - seen[0]);
-                    } else {
-                        advance.accept(held);
-                    }
-                    seen[0] = held;
-                }).build().run();
+    /**
+     * Validates every {@code .safetensors} header before any payload is fetched, through the read path's check with
+     * its bound on open sources; nothing stays open.
+     */
+    private List<Checked> openAndCheck(List<String> files) throws IOException {
+        List<Location> locations = files.stream().map(Location::parse).toList();
+        List<Optional<String>> versions = FileDownload.validate(locations, checkpoints, force);
+        List<Checked> checked = new ArrayList<>();
+        for (int i = 0; i < files.size(); i++) {
+            checked.add(new Checked(locations.get(i), versions.get(i)));
+        }
+        return checked;
+    }
+
+    /** Downloads one file from a source opened again, pinned to the version its header was validated at. */
+    private FileDownload.Result run(Checked file, FileDownload.Placer placer) throws IOException {
+        try (RandomAccessSource source = checkpoints.registry().open(file.location())) {
+            grow.accept(source.size());
+            long[] seen = {-1};
+            return FileDownload.builder(source, placer).limits(limits).readOptions(options).force(force)
+                    .headerChecked(true).expectedVersion(file.version().orElse(null)).progress(held -> {
+                        if (seen[0] >= 0) {
+                            advance.accept(held - seen[0]);
+                        } else {
+                            advance.accept(held);
+                        }
+                        seen[0] = held;
+                    }).build().run();
+        }
     }
 
     /** The SHA-256 a source reports the store published for it ({@code X-Linked-Etag}), when it is one. */
@@ -213,27 +203,15 @@ final class Downloader {
 
     /** A file's name under the output folder: its path in the repository, or its name beside the index. */
     private static String relative(String location, String file) throws IOException {
-        URI uri = Sources.asUri(file);
-        if (uri != null && "hf".equalsIgnoreCase(uri.getScheme())) {
-            return HubCache.pathInRepository(uri);
+        Location at = Location.parse(file);
+        if (at.scheme().equals("hf")) {
+            return HubCache.pathInRepository(at.uri().orElseThrow());
         }
-        String path = uri == null ? file : uri.getPath();
-        int slash = Math.max(path.lastIndexOf('/'), path.lastIndexOf(java.io.File.separatorChar));
-        String name = path.substring(slash + 1);
+        String name = at.fileName();
         if (name.isEmpty() || name.equals(".") || name.equals("..")) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location + ": cannot name a local file"
-                    + " after " + file);
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, Location.parse(location).display()
+                    + ": cannot name a local file after " + at.display());
         }
         return name;
-    }
-
-    private static void closeAll(List<RandomAccessSource> sources) {
-        for (RandomAccessSource s : sources) {
-            try {
-                s.close();
-            } catch (IOException ignored) {
-                // closing a read-only source loses nothing
-            }
-        }
     }
 }

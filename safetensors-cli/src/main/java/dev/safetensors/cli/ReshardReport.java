@@ -135,16 +135,8 @@ final class ReshardReport {
      */
     void failure(String source, String file, Failure f) {
         if (json) {
-            line(g -> {
-                g.writeStringProperty("source", source);
-                if (file != null) {
-                    g.writeStringProperty("file", file);
-                }
-                g.writeStringProperty("kind", "reshard");
-                g.writeStringProperty("status", f.status().json());
-                g.writeStringProperty("code", f.code());
-                g.writeStringProperty("message", f.message());
-            });
+            out.println(CommandJson.failure("reshard", source, file, f));
+            out.flush();
         }
     }
 

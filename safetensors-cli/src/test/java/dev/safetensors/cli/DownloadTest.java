@@ -267,11 +267,17 @@ class DownloadTest {
         Path blobs = dir.resolve("cache/models--acme--two/blobs");
         Files.createDirectories(blobs);
         int half = bytes.length / 2;
-        // what an interrupted run leaves: the first half under the blob's partial name
-        Files.write(blobs.resolve(sha + ".incomplete"), java.util.Arrays.copyOf(bytes, half));
         AtomicLong fetched = new AtomicLong();
         List<Downloader.Done> done;
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            // what an interrupted run leaves: the first half under the blob's partial name, and the version it holds
+            Files.write(blobs.resolve(sha + ".incomplete"), java.util.Arrays.copyOf(bytes, half));
+            try (RandomAccessSource s = provider.open(URI.create("hf://" + REPO + "@" + FakeHub.COMMIT + "/"
+                    + FILES.get(1)))) {
+                s.size();
+                Files.writeString(blobs.resolve(sha + ".incomplete.version"),
+                        dev.safetensors.core.FileDownload.versionOf(s).orElseThrow());
+            }
             done = downloader(provider, fetched).toCache("hf://" + REPO + "@" + FakeHub.COMMIT, cache);
         }
         Downloader.Done resumed = done.stream().filter(d -> d.source().endsWith(FILES.get(1))).findFirst()
@@ -282,13 +288,20 @@ class DownloadTest {
         assertArrayEquals(bytes, Files.readAllBytes(resumed.path()));
         assertFalse(Files.exists(blobs.resolve(sha + ".incomplete")));
 
-        // a partial blob that holds wrong bytes fails the digest, is deleted, and the next run starts over
+        // a partial blob that holds wrong bytes (under the right version's record) fails the digest, is deleted, and
+        // the next run starts over
         Path other = dir.resolve("served").resolve(REPO).resolve(FILES.get(2));
         String otherSha = Fixtures.sha256(other);
         Files.delete(blobs.resolve(otherSha));
         Files.write(blobs.resolve(otherSha + ".incomplete"), new byte[] {1, 2, 3});
         Files.delete(dir.resolve("cache/models--acme--two/snapshots/" + FakeHub.COMMIT + "/" + FILES.get(2)));
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            try (RandomAccessSource s = provider.open(URI.create("hf://" + REPO + "@" + FakeHub.COMMIT + "/"
+                    + FILES.get(2)))) {
+                s.size();
+                Files.writeString(blobs.resolve(otherSha + ".incomplete.version"),
+                        dev.safetensors.core.FileDownload.versionOf(s).orElseThrow());
+            }
             dev.safetensors.SourceChangedException e = assertThrows(dev.safetensors.SourceChangedException.class,
                     () -> downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@" + FakeHub.COMMIT,
                             cache));

@@ -3,27 +3,36 @@ package dev.safetensors.core;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
+import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongConsumer;
+import dev.safetensors.core.internal.index.ShardHeaders;
 import dev.safetensors.core.internal.read.FetchRanges;
 import dev.safetensors.core.internal.read.OrderedFetch;
 import dev.safetensors.core.internal.read.RangeStreamer;
@@ -33,20 +42,32 @@ import dev.safetensors.core.internal.read.RunCursor;
  * Downloads one file from any {@link RandomAccessSource} to a local path, never leaving anything partial under the
  * final name:
  * <ol>
- *   <li>a {@code .safetensors} file's header is read and validated first (one request, which also pins the object's
- *       version); an invalid header ends the download before any payload byte is fetched, unless
- *       {@link Builder#force(boolean) forced}. Other files cost one small request here, to learn size and version;</li>
+ *   <li>a {@code .safetensors} file's header (decided by the {@linkplain Location#fileName() file name} of the
+ *       source, so a URL's query does not hide it) is read and validated first (one request, which also pins the
+ *       object's version); an invalid header ends the download before any payload byte is fetched, unless
+ *       {@link Builder#force(boolean) forced}. Other files cost one small request here, to learn size and version;
+ *       the version must be the one {@linkplain Builder#expectedVersion(String) seen when the caller validated it},
+ *       else the download is a {@link SourceChangedException};</li>
  *   <li>the {@link Placement} is then chosen from the pinned source (a cache names the file by its version);</li>
- *   <li>the bytes go to the placement's partial file. A partial file already there, from an interrupted run, is
- *       continued: its bytes are hashed from disk and only the rest is fetched, by ranged reads of the same pinned
- *       version, in parts over {@link ReadOptions#parallelism()} requests at once, written in order;</li>
+ *   <li>a regular file already at the target with the source's size is kept only when the version recorded beside it
+ *       is the source's version now, or its SHA-256 is the one the store published; otherwise it is fetched again and
+ *       replaced atomically (a link at the target is never taken for the file, only replaced);</li>
+ *   <li>the bytes go to the placement's partial file, beside which the source's {@linkplain #versionOf version} is
+ *       recorded ({@link Placement#partialRecord()}). A partial file from an interrupted run is continued only when
+ *       its record is the source's version now: its bytes are hashed from disk and only the rest is fetched, by
+ *       ranged reads of the same pinned version, in parts over {@link ReadOptions#parallelism()} requests at once,
+ *       written in order. A partial file with no record, another version's record, or a source with no version is
+ *       discarded and the file fetched whole, so two versions are never spliced;</li>
  *   <li>the SHA-256 of the whole file is compared with the expected one when the placement gives one; a mismatch
  *       deletes the partial file and is a {@link SourceChangedException} ({@link ErrorCode#SOURCE_CHANGED}): the
  *       bytes are not the ones the store published;</li>
- *   <li>the file is synced and renamed into place atomically.</li>
+ *   <li>the file is synced and renamed into place atomically, and its version recorded beside it.</li>
  * </ol>
- * A failure leaves the partial file for the next run to continue (except a digest mismatch); a file already in
- * place with the expected size is not fetched again. Retries are the source's ({@code RemotePolicy}).
+ * Nothing is opened through a link: a link, folder or FIFO where the partial file or its record belongs is refused,
+ * never written through, deleted or renamed into place. That refusal, and every failure to write, sync or rename the
+ * output (a full disk, a folder where a file must go), is {@link ErrorCode#WRITE_FAILED}. A failure leaves
+ * the partial file and its record for the next run to continue (except a digest mismatch). Retries are the source's
+ * ({@code RemotePolicy}).
  *
  * <p>Not thread-safe; one instance per file.
  */
@@ -57,6 +78,7 @@ public final class FileDownload {
     private final ReadOptions options;
     private final boolean force;
     private final boolean headerChecked;
+    private final String expectedVersion;
     private final LongConsumer progress;
 
     /** Where a file goes, chosen once the source's version is pinned. */
@@ -76,26 +98,56 @@ public final class FileDownload {
      * @param target         the final path
      * @param partial        where the bytes go until they are verified, on the same file system as {@code target}
      * @param expectedSha256 the lower-case hex SHA-256 the whole file must have, if the store publishes one
+     * @param targetRecord   where the version of the file in place is recorded, if anywhere: without it, a file
+     *                       already in place is kept only when its SHA-256 is {@code expectedSha256}
      */
-    public record Placement(Path target, Path partial, Optional<String> expectedSha256) {
+    public record Placement(Path target, Path partial, Optional<String> expectedSha256, Optional<Path> targetRecord) {
         /**
          * @param target         the final path
          * @param partial        where the bytes go until they are verified
          * @param expectedSha256 the expected SHA-256, lower-case hex, or empty
+         * @param targetRecord   where the version of the file in place is recorded, or empty
          */
         public Placement {
             Objects.requireNonNull(target, "target");
             Objects.requireNonNull(partial, "partial");
             expectedSha256 = expectedSha256.map(s -> s.toLowerCase(Locale.ROOT));
+            Objects.requireNonNull(targetRecord, "targetRecord");
+        }
+
+        /**
+         * A placement that records no version for the file in place (a content-addressed blob).
+         *
+         * @param target         the final path
+         * @param partial        where the bytes go until they are verified
+         * @param expectedSha256 the expected SHA-256, lower-case hex, or empty
+         */
+        public Placement(Path target, Path partial, Optional<String> expectedSha256) {
+            this(target, partial, expectedSha256, Optional.empty());
         }
 
         /**
          * @param target the final path
-         * @return {@code target} with the partial file {@code .NAME.incomplete} beside it and no expected digest
+         * @return {@code target} with the partial file {@code .NAME.incomplete} and the version record
+         *         {@code .NAME.version} beside it, and no expected digest
          */
         public static Placement beside(Path target) {
-            return new Placement(target, target.resolveSibling("." + target.getFileName() + ".incomplete"),
-                    Optional.empty());
+            String name = "." + target.getFileName();
+            return new Placement(target, target.resolveSibling(name + ".incomplete"), Optional.empty(),
+                    Optional.of(target.resolveSibling(name + ".version")));
+        }
+
+        /**
+         * @param sha256 the lower-case hex SHA-256 the store published for the file, or empty
+         * @return this placement expecting that digest
+         */
+        public Placement expecting(Optional<String> sha256) {
+            return new Placement(target, partial, sha256, targetRecord);
+        }
+
+        /** @return where the version the partial file holds is recorded: {@code PARTIAL.version} beside it */
+        public Path partialRecord() {
+            return partial.resolveSibling(partial.getFileName() + ".version");
         }
     }
 
@@ -106,7 +158,8 @@ public final class FileDownload {
      * @param size        its size in bytes
      * @param resumedFrom the bytes a partial file already held, 0 for a fresh start
      * @param fetched     the payload bytes fetched by this run (the header probe excluded)
-     * @param sha256      the file's SHA-256, lower-case hex, or empty when the file was already in place
+     * @param sha256      the file's SHA-256, lower-case hex, or empty when the file was already in place and its
+     *                    recorded version said so without hashing
      * @param verified    whether it matched a digest the store published
      * @param skipped     whether the file was already in place and nothing was fetched
      * @param cost        the requests and bytes of this run, on the source
@@ -122,6 +175,7 @@ public final class FileDownload {
         this.options = b.options;
         this.force = b.force;
         this.headerChecked = b.headerChecked;
+        this.expectedVersion = b.expectedVersion;
         this.progress = b.progress;
     }
 
@@ -135,15 +189,88 @@ public final class FileDownload {
     }
 
     /**
+     * The version of a source that a download records beside its partial file and compares on every later run: its
+     * size and its ETag, version id or generation (what {@link dev.safetensors.SourceIdentity#versionOrEtag()}
+     * reports once the source is pinned), or for a local file its size, modification time and file key.
+     *
+     * @param source an open source, its size already learned (by a header read or {@link RandomAccessSource#size()})
+     * @return the version, one line of at most 1,024 bytes (longer is none); empty when the source
+     *         reports none (then a partial file of it is never resumed and a file in place never trusted by version)
+     * @throws IOException if the size cannot be learned
+     */
+    public static Optional<String> versionOf(RandomAccessSource source) throws IOException {
+        String version;
+        if (source instanceof FileSource file) {
+            version = file.version();
+        } else {
+            Optional<String> id = source.identity().versionOrEtag();
+            if (id.isEmpty()) {
+                return Optional.empty();
+            }
+            version = "remote " + source.size() + " bytes, version " + id.get();
+        }
+        boolean control = version.chars().anyMatch(c -> c < 0x20 || c == 0x7f);
+        if (control || version.getBytes(StandardCharsets.UTF_8).length > DownloadFiles.MAX_RECORD_BYTES) {
+            return Optional.empty();
+        }
+        return Optional.of(version);
+    }
+
+    /**
+     * Validates, before any payload is fetched, the header of every file of a download whose
+     * {@linkplain Location#fileName() file name} is a {@code .safetensors} name, through the read path's own header
+     * check ({@code Checkpoint.check} reads shards the same way): {@link ReadOptions#parallelism()} files at a time
+     * through the options' registry, each source closed once its header is read, so no more descriptors or
+     * connections are held than that bound however many files there are. Each file is then downloaded from a source
+     * opened again, {@linkplain Builder#expectedVersion pinned} to the version returned here.
+     *
+     * @param files   the files of the download, in order
+     * @param options the registry, limits and parallelism
+     * @param force   whether a file whose header is invalid is let through (its version is then not pinned)
+     * @return for each file, the version its header was validated at; empty for a file of another name, a forced
+     *         invalid one, or a source that reports no version
+     * @throws IOException the first failure in file order: an invalid header (unless forced), a source that cannot
+     *                     be opened or read
+     */
+    public static List<Optional<String>> validate(List<Location> files, CheckpointOptions options, boolean force)
+            throws IOException {
+        List<Location> checked = new ArrayList<>();
+        for (Location f : files) {
+            if (f.fileName().endsWith(Location.FILE_SUFFIX)) {
+                checked.add(f);
+            }
+        }
+        Iterator<ShardHeaders.Read> reads = ShardHeaders.read(checked, options, false).iterator();
+        List<Optional<String>> versions = new ArrayList<>();
+        for (Location f : files) {
+            if (!f.fileName().endsWith(Location.FILE_SUFFIX)) {
+                versions.add(Optional.empty());
+                continue;
+            }
+            ShardHeaders.Read r = reads.next();
+            Optional<IOException> failure = r.verdict().failure();
+            if (failure.isPresent() && !(force && failure.get() instanceof InvalidHeaderException)) {
+                throw failure.get();
+            }
+            versions.add(Optional.ofNullable(r.version()));
+        }
+        return versions;
+    }
+
+    /**
      * @return what was done
      * @throws InvalidHeaderException if a {@code .safetensors} file's header is invalid and the download is not
      *                                forced (nothing is fetched past the header)
-     * @throws SourceChangedException if the bytes do not have the expected SHA-256, or the object changed
-     * @throws IOException            if a request, a write or the rename fails (a partial file is kept to resume)
+     * @throws SourceChangedException if the bytes do not have the expected SHA-256, or the object changed (since it
+     *                                was first read, or since the caller validated it)
+     * @throws StorageException       with {@link ErrorCode#WRITE_FAILED} if the output cannot be written, a link or
+     *                                anything but a regular file being where the partial file or its record belongs
+     *                                included
+     * @throws IOException            if a request fails (the partial file is kept to resume)
      */
     public Result run() throws IOException {
         SourceStatistics before = source.statistics();
-        if (!headerChecked && source.name().endsWith(".safetensors")) {
+        if (!headerChecked && Location.parse(source.name()).fileName().endsWith(Location.FILE_SUFFIX)) {
             try {
                 Safetensors.readHeader(source, limits);
             } catch (SafetensorsException e) {
@@ -153,61 +280,163 @@ public final class FileDownload {
             }
         }
         long size = source.size();
-        Placement place = placer.place(source);
-        if (Files.isRegularFile(place.target()) && Files.size(place.target()) == size) {
-            progress.accept(size);
-            return new Result(place.target(), size, 0, 0, Optional.empty(), false, true,
-                    minus(source.statistics(), before));
+        Optional<String> version = versionOf(source);
+        if (expectedVersion != null && !version.equals(Optional.of(expectedVersion))) {
+            throw new SourceChangedException(source.name(), "the object changed since its header was validated"
+                    + " (validated: " + SourceNames.clip(expectedVersion) + "; now: "
+                    + version.map(SourceNames::clip).orElse("no version") + ")");
         }
-        Files.createDirectories(place.partial().toAbsolutePath().getParent());
+        Placement place = placer.place(source);
+        Optional<Result> present = present(place, size, version, before);
+        if (present.isPresent()) {
+            progress.accept(size);
+            return present.get();
+        }
+        createFolder(place.partial());
+        Path record = place.partialRecord();
+        BasicFileAttributes held = DownloadFiles.at(place.partial());
+        DownloadFiles.requireRegularOrAbsent(place.partial(), held);
+        DownloadFiles.requireRegularOrAbsent(record, DownloadFiles.at(record));
+        // a partial file with a second name (a hard link to a file elsewhere) is not continued: only its name goes
+        boolean resume = held != null && held.size() <= size && version.isPresent()
+                && DownloadFiles.readRecord(record).equals(version) && DownloadFiles.soleName(place.partial(), held);
+        if (!resume) {
+            // another version's bytes, or bytes of no known version: never continued, so never spliced
+            DownloadFiles.delete(place.partial());
+            DownloadFiles.delete(record);
+            held = null;
+        }
         MessageDigest sha = sha256();
-        long resumed = 0;
-        try (FileChannel out = FileChannel.open(place.partial(), StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE)) {
-            long held = out.size();
-            if (held > size) {
-                out.truncate(0);
-                held = 0;
+        long resumed;
+        try (FileChannel out = DownloadFiles.openPartial(place.partial(), held)) {
+            if (held == null && version.isPresent()) {
+                DownloadFiles.writeRecord(record, version.get());
             }
-            resumed = hashHeld(out, held, sha);
-            progress.accept(resumed);
-            out.position(resumed);
-            if (resumed < size) {
-                long[] written = {resumed};
-                // parallelism 1 is one streamed request for the whole rest, as a tensor read makes it
-                long part = options.parallelism() == 1 ? Long.MAX_VALUE & ~7L : options.partSizeBytes();
-                OrderedFetch.run(source, resumed, new FetchRanges(new RunCursor(0, new long[0], new long[0],
-                        size - resumed, 1), 0, part), options, (at, bytes) -> {
-                    sha.update(bytes.duplicate());
-                    while (bytes.hasRemaining()) {
-                        written[0] += out.write(bytes);
-                    }
-                    progress.accept(written[0]);
-                });
-            }
-            out.force(true);
+            resumed = write(out, place.partial(), size, sha);
         }
         String digest = HexFormat.of().formatHex(sha.digest());
         boolean verified = false;
         if (place.expectedSha256().isPresent()) {
             if (!place.expectedSha256().get().equals(digest)) {
-                Files.deleteIfExists(place.partial());
+                DownloadFiles.delete(place.partial());
+                DownloadFiles.delete(record);
                 throw new SourceChangedException(source.name(), "the downloaded bytes have SHA-256 " + digest
                         + " but the store published " + place.expectedSha256().get() + "; the partial file was"
                         + " deleted");
             }
             verified = true;
         }
-        Files.createDirectories(place.target().toAbsolutePath().getParent());
-        try {
-            Files.move(place.partial(), place.target(), StandardCopyOption.ATOMIC_MOVE,
-                    StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new StorageException(ErrorCode.WRITE_FAILED, place.target().toString(), "cannot rename "
-                    + place.partial().getFileName() + " into place atomically (another file system?)", e);
-        }
+        publish(place, record, version);
         return new Result(place.target(), size, resumed, size - resumed, Optional.of(digest), verified, false,
                 minus(source.statistics(), before));
+    }
+
+    /**
+     * The file in place, when it is this version: a regular file (a link is never taken for it) of the source's size
+     * whose recorded version is the source's, or whose SHA-256 is the one the store published.
+     */
+    private Optional<Result> present(Placement place, long size, Optional<String> version, SourceStatistics before)
+            throws IOException {
+        BasicFileAttributes a = DownloadFiles.at(place.target());
+        if (a == null || !a.isRegularFile() || a.size() != size) {
+            return Optional.empty();
+        }
+        if (version.isPresent() && place.targetRecord().isPresent()
+                && DownloadFiles.readRecord(place.targetRecord().get()).equals(version)) {
+            return Optional.of(new Result(place.target(), size, 0, 0, Optional.empty(), false, true,
+                    minus(source.statistics(), before)));
+        }
+        if (place.expectedSha256().isEmpty()) {
+            return Optional.empty();
+        }
+        MessageDigest sha = sha256();
+        try (FileChannel in = FileChannel.open(place.target(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+            if (hashHeld(in, size, sha) != size) {
+                return Optional.empty();
+            }
+        } catch (IOException e) {
+            // replaced meanwhile (by a link, say): not the file in place, so it is fetched again
+            return Optional.empty();
+        }
+        String digest = HexFormat.of().formatHex(sha.digest());
+        if (!digest.equals(place.expectedSha256().get())) {
+            return Optional.empty();
+        }
+        return Optional.of(new Result(place.target(), size, 0, 0, Optional.of(digest), true, true,
+                minus(source.statistics(), before)));
+    }
+
+    /** Hashes what the partial file holds, fetches the rest into it and syncs it; returns the bytes it held. */
+    private long write(FileChannel out, Path partial, long size, MessageDigest sha) throws IOException {
+        long resumed;
+        try {
+            resumed = hashHeld(out, out.size(), sha);
+            progress.accept(resumed);
+            out.position(resumed);
+        } catch (IOException e) {
+            throw DownloadFiles.writeFailed(partial, "cannot read the partial file back", e);
+        }
+        if (resumed < size) {
+            long[] written = {resumed};
+            // parallelism 1 is one streamed request for the whole rest, as a tensor read makes it
+            long part = options.parallelism() == 1 ? Long.MAX_VALUE & ~7L : options.partSizeBytes();
+            OrderedFetch.run(source, resumed, new FetchRanges(new RunCursor(0, new long[0], new long[0],
+                    size - resumed, 1), 0, part), options, (at, bytes) -> {
+                sha.update(bytes.duplicate());
+                try {
+                    while (bytes.hasRemaining()) {
+                        written[0] += out.write(bytes);
+                    }
+                } catch (IOException e) {
+                    throw DownloadFiles.writeFailed(partial, "cannot write the partial file", e);
+                }
+                progress.accept(written[0]);
+            });
+        }
+        try {
+            out.force(true);
+        } catch (IOException e) {
+            throw DownloadFiles.writeFailed(partial, "cannot sync the partial file", e);
+        }
+        return resumed;
+    }
+
+    /**
+     * Renames the verified partial file into place (replacing whatever is there, a link included, without following
+     * it), then its record beside the target. The target's old record goes first, so a crash between the steps
+     * leaves a file with no record (fetched again), never a record of another version.
+     */
+    private static void publish(Placement place, Path record, Optional<String> version) throws IOException {
+        createFolder(place.target());
+        if (place.targetRecord().isPresent()) {
+            DownloadFiles.delete(place.targetRecord().get());
+        }
+        move(place.partial(), place.target());
+        if (version.isPresent() && place.targetRecord().isPresent()) {
+            move(record, place.targetRecord().get());
+        } else {
+            DownloadFiles.delete(record);
+        }
+    }
+
+    private static void move(Path from, Path to) throws StorageException {
+        try {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new StorageException(ErrorCode.WRITE_FAILED, to.toString(), "cannot rename "
+                    + from.getFileName() + " into place atomically (another file system?)", e);
+        } catch (IOException e) {
+            throw DownloadFiles.writeFailed(to, "cannot rename " + from.getFileName() + " into place", e);
+        }
+    }
+
+    private static void createFolder(Path file) throws StorageException {
+        Path folder = file.toAbsolutePath().getParent();
+        try {
+            Files.createDirectories(folder);
+        } catch (IOException e) {
+            throw DownloadFiles.writeFailed(folder, "cannot create the folder", e);
+        }
     }
 
     /** Hashes the bytes a partial file holds, so the digest covers the whole file; returns how many it holds. */
@@ -248,6 +477,7 @@ public final class FileDownload {
         private ReadOptions options = ReadOptions.DEFAULT;
         private boolean force;
         private boolean headerChecked;
+        private String expectedVersion;
         private LongConsumer progress = n -> { };
 
         private Builder(RandomAccessSource source, Placer placer) {
@@ -289,6 +519,17 @@ public final class FileDownload {
          */
         public Builder headerChecked(boolean v) {
             headerChecked = v;
+            return this;
+        }
+
+        /**
+         * @param v the {@linkplain #versionOf version} the source had when the caller validated its header, or
+         *          {@code null}: the download is a {@link SourceChangedException} if the source is not that version
+         *          now, so what was checked is what is fetched
+         * @return this builder
+         */
+        public Builder expectedVersion(String v) {
+            expectedVersion = v;
             return this;
         }
 

@@ -306,6 +306,14 @@ public final class FileSource implements RandomAccessSource {
         }
     }
 
+    /**
+     * @return the identity pinned when the file was opened (size, modification time, file key) as one line: the
+     *         version a download records beside a partial file of it, so a changed file is never resumed
+     */
+    String version() {
+        return "file " + describe(identity);
+    }
+
     private static String describe(Identity i) {
         return i.size() + " bytes, modified " + i.modified() + (i.fileKey() == null ? "" : ", key " + i.fileKey());
     }

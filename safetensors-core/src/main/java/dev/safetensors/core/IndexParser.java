@@ -2,6 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.spi.SourceNames;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
@@ -212,6 +213,12 @@ final class IndexParser {
                 || shard.indexOf('\\') >= 0 || shard.indexOf(':') >= 0 || control) {
             throw invalid("shard \"" + SourceNames.clip(shard) + "\" is not a plain file name beside the"
                     + " index (no paths, '..', URLs or control characters)");
+        }
+        // every shard is read as a safetensors file, its header checked before any of it is trusted or fetched: a
+        // name of any other kind (a commit journal, a partial download, a script) is not a shard
+        if (!shard.endsWith(Location.FILE_SUFFIX) || shard.length() == Location.FILE_SUFFIX.length()) {
+            throw invalid("shard \"" + SourceNames.clip(shard) + "\" is not a " + Location.FILE_SUFFIX
+                    + " file name; an index names safetensors shards only");
         }
     }
 

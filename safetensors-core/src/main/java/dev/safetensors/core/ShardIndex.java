@@ -31,8 +31,9 @@ import java.util.Set;
  * index wherever it is read from, strict UTF-8 (RFC 8259: no other encoding is detected) and JSON, no duplicate
  * names in the root, {@code metadata} or {@code weight_map} objects, {@code total_size} a plain non-negative integer,
  * every shard a string. Shard names must be plain file names that live beside the index: no {@code /} or {@code \},
- * no {@code .} or {@code ..}, no {@code :} (URLs, drive letters), no control characters; so a hostile index cannot
- * make a tool read other files. Other root keys and other {@code metadata} entries are allowed and ignored. Every
+ * no {@code .} or {@code ..}, no {@code :} (URLs, drive letters), no control characters, and ending in
+ * {@code .safetensors} after a non-empty stem; so a hostile index cannot make a tool read, download or act on other
+ * files (a commit journal, a partial download) as if they were shards. Other root keys and other {@code metadata} entries are allowed and ignored. Every
  * failure is an {@link InvalidHeaderException} with {@link ErrorCode#INVALID_INDEX}.
  *
  * <p>Immutable and thread-safe.

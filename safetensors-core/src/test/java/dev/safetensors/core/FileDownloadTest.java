@@ -50,7 +50,7 @@ class FileDownloadTest {
 
     /** A source named like a checkpoint file, so its header is validated first. */
     private static RangedBytesSource source(byte[] bytes) {
-        return new RangedBytesSource("ranged://model.safetensors", bytes, POLICY);
+        return new RangedBytesSource("ranged://store/model.safetensors", bytes, POLICY);
     }
 
     private FileDownload.Placement place(String sha) {
@@ -115,11 +115,145 @@ class FileDownloadTest {
     }
 
     @Test
-    void aFileAlreadyInPlaceIsNotFetchedAgain() throws Exception {
-        Files.write(dir.resolve("model.safetensors"), FILE);
+    void aFileAlreadyInPlaceIsNotFetchedAgainWhenItsRecordedVersionIsTheSourcesNow() throws Exception {
+        Path target = dir.resolve("model.safetensors");
+        FileDownload.builder(source(FILE), x -> FileDownload.Placement.beside(target)).headerChecked(true).build()
+                .run();
         RangedBytesSource s = source(FILE);
-        FileDownload.Result r = FileDownload.builder(s, x -> place(null)).headerChecked(true).build().run();
+        FileDownload.Result r = FileDownload.builder(s, x -> FileDownload.Placement.beside(target))
+                .headerChecked(true).build().run();
         assertTrue(r.skipped());
         assertEquals(List.of(1L), s.attempts().stream().map(a -> a[1]).toList(), "one size probe");
+    }
+
+    /** The same size and header, other payload bytes: what a new commit of a repository looks like on the wire. */
+    private static byte[] otherVersion() {
+        byte[] payload = new byte[4 * ELEMENTS];
+        new SplittableRandom(12).nextBytes(payload);
+        return TensorFiles.withPayload(SafetensorsFixture.create().tensor("w", "F32", ELEMENTS), payload);
+    }
+
+    @Test
+    void aPartialFileOfAnotherVersionIsDiscardedNeverSpliced() throws Exception {
+        long cut = FILE.length / 2;
+        RangedBytesSource first = new RangedBytesSource("ranged://store/model.safetensors", FILE, "\"v1\"", POLICY);
+        first.script((position, length) -> new int[] {position + length > cut + PART ? 500 : 206, -1});
+        Path target = dir.resolve("model.safetensors");
+        assertThrows(StorageException.class, () -> FileDownload.builder(first,
+                s -> FileDownload.Placement.beside(target)).readOptions(FOUR).headerChecked(true).build().run());
+        assertTrue(Files.size(dir.resolve(".model.safetensors.incomplete")) > 0, "the interrupted run's bytes");
+
+        byte[] changed = otherVersion();
+        RangedBytesSource second = new RangedBytesSource("ranged://store/model.safetensors", changed, "\"v2\"", POLICY);
+        FileDownload.Result r = FileDownload.builder(second, s -> FileDownload.Placement.beside(target))
+                .readOptions(FOUR).headerChecked(true).build().run();
+        assertEquals(0, r.resumedFrom(), "the partial file holds v1: started over");
+        assertArrayEquals(changed, Files.readAllBytes(target), "the new version whole, not a splice");
+        assertEquals(Optional.of(sha256(changed)), r.sha256());
+        assertFalse(Files.exists(dir.resolve(".model.safetensors.incomplete")));
+        assertFalse(Files.exists(dir.resolve(".model.safetensors.incomplete.version")));
+    }
+
+    @Test
+    void aPartialFileWithNoRecordOfItsVersionIsNeverResumed() throws Exception {
+        Path target = dir.resolve("model.safetensors");
+        // what an older tool, or another program, leaves: bytes with nothing saying which version they are
+        Files.write(dir.resolve(".model.safetensors.incomplete"), java.util.Arrays.copyOf(FILE, FILE.length / 2));
+        byte[] changed = otherVersion();
+        Path local = Files.write(dir.resolve("served.safetensors"), changed);
+        try (FileSource s = FileSource.open(local)) {
+            FileDownload.Result r = FileDownload.builder(s, x -> FileDownload.Placement.beside(target)).build().run();
+            assertEquals(0, r.resumedFrom());
+            assertEquals(Optional.of(sha256(changed)), r.sha256());
+        }
+        assertArrayEquals(changed, Files.readAllBytes(target));
+    }
+
+    @Test
+    void aLinkWhereThePartialFileGoesIsRefusedAndWhatItPointsAtIsUntouched() throws Exception {
+        Path victim = Files.writeString(dir.resolve("thesis.txt"), "years of work");
+        Path target = dir.resolve("out/model.safetensors");
+        Files.createDirectories(target.getParent());
+        FileDownload.Placement place = FileDownload.Placement.beside(target);
+        Files.createSymbolicLink(place.partial(), victim);
+        StorageException e = assertThrows(StorageException.class, () -> FileDownload.builder(source(FILE),
+                x -> place).headerChecked(true).build().run());
+        assertEquals(ErrorCode.WRITE_FAILED, e.code());
+        assertEquals("years of work", Files.readString(victim));
+        assertFalse(Files.exists(target, java.nio.file.LinkOption.NOFOLLOW_LINKS), "no link published");
+
+    }
+
+    @Test
+    void aLinkAtTheTargetIsNotTheFileInPlaceAndIsReplacedNotWrittenThrough() throws Exception {
+        byte[] same = new byte[FILE.length];
+        Path victim = Files.write(dir.resolve("elsewhere.bin"), same);
+        Path target = dir.resolve("model.safetensors");
+        Files.createSymbolicLink(target, victim);
+        FileDownload.Result r = FileDownload.builder(source(FILE), x -> FileDownload.Placement.beside(target))
+                .headerChecked(true).build().run();
+        assertFalse(r.skipped(), "a link of the right size is not the file");
+        assertFalse(Files.isSymbolicLink(target));
+        assertArrayEquals(FILE, Files.readAllBytes(target));
+        assertArrayEquals(same, Files.readAllBytes(victim), "the link's target is untouched");
+    }
+
+    @Test
+    void aFileInPlaceOfTheSameSizeIsKeptOnlyWhenItsDigestOrRecordedVersionSaysSo() throws Exception {
+        Path target = dir.resolve("model.safetensors");
+        byte[] old = otherVersion();
+        String published = sha256(FILE);
+        Files.write(target, old);
+        // no published digest, no record: the same size proves nothing
+        FileDownload.Result r = FileDownload.builder(source(FILE), x -> FileDownload.Placement.beside(target))
+                .headerChecked(true).build().run();
+        assertFalse(r.skipped());
+        assertArrayEquals(FILE, Files.readAllBytes(target));
+
+        // a published digest decides when the record does not match
+        Files.write(target, old);
+        RangedBytesSource changed = new RangedBytesSource("ranged://store/model.safetensors", FILE, "\"v9\"", POLICY);
+        FileDownload.Result again = FileDownload.builder(changed, x -> withDigest(target, published))
+                .headerChecked(true).build().run();
+        assertFalse(again.skipped(), "the old bytes do not have the published SHA-256");
+        assertTrue(again.verified());
+        assertArrayEquals(FILE, Files.readAllBytes(target));
+
+        RangedBytesSource third = new RangedBytesSource("ranged://store/model.safetensors", FILE, "\"v10\"", POLICY);
+        FileDownload.Result kept = FileDownload.builder(third, x -> withDigest(target, published))
+                .headerChecked(true).build().run();
+        assertTrue(kept.skipped() && kept.verified(), "the right bytes, by their digest");
+    }
+
+    private FileDownload.Placement withDigest(Path target, String sha) {
+        return new FileDownload.Placement(target, dir.resolve(".model.safetensors.incomplete"), Optional.of(sha));
+    }
+
+    @Test
+    void anOutputThatCannotBeWrittenIsWriteFailed() throws Exception {
+        // a file where the output folder must be: creating the folder fails
+        Files.writeString(dir.resolve("taken"), "x");
+        Path under = dir.resolve("taken/model.safetensors");
+        StorageException folder = assertThrows(StorageException.class, () -> FileDownload.builder(source(FILE),
+                x -> FileDownload.Placement.beside(under)).headerChecked(true).build().run());
+        assertEquals(ErrorCode.WRITE_FAILED, folder.code());
+
+        // a folder (not empty) where the file must go: the rename into place fails after every byte was written
+        Path target = dir.resolve("model.safetensors");
+        Files.createDirectories(target.resolve("inside"));
+        StorageException rename = assertThrows(StorageException.class, () -> FileDownload.builder(source(FILE),
+                x -> FileDownload.Placement.beside(target)).headerChecked(true).build().run());
+        assertEquals(ErrorCode.WRITE_FAILED, rename.code());
+    }
+
+    @Test
+    void aUrlWithAQueryIsHeaderCheckedByItsFileName() throws Exception {
+        byte[] bad = FILE.clone();
+        bad[8] = '[';
+        RangedBytesSource s = new RangedBytesSource("https://host/model.safetensors?X-Amz-Signature=s", bad,
+                "\"v1\"", POLICY);
+        InvalidHeaderException e = assertThrows(InvalidHeaderException.class, () -> FileDownload.builder(s,
+                x -> FileDownload.Placement.beside(dir.resolve("model.safetensors"))).build().run());
+        assertEquals(ErrorCode.HEADER_START, e.code());
     }
 }

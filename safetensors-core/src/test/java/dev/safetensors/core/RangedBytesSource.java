@@ -29,6 +29,7 @@ final class RangedBytesSource extends AbstractRangedSource<String> {
     }
 
     private final byte[] bytes;
+    private final String etag;
     private final List<long[]> attempts = Collections.synchronizedList(new ArrayList<>());
     private volatile Script script = (p, l) -> new int[] {206, -1};
 
@@ -37,8 +38,21 @@ final class RangedBytesSource extends AbstractRangedSource<String> {
     }
 
     RangedBytesSource(String name, byte[] bytes, RemotePolicy policy) {
+        this(name, bytes, "\"v1\"", policy);
+    }
+
+    /** A source whose object has the given ETag (another ETag is another version of the object). */
+    RangedBytesSource(String name, byte[] bytes, String etag, RemotePolicy policy) {
         super(name, policy, null);
         this.bytes = bytes;
+        this.etag = etag;
+    }
+
+    /** The pinned ETag, as a remote backend reports its object's identity. */
+    @Override
+    public Map<String, String> attributes() {
+        String pinned = version();
+        return pinned == null ? Map.of() : Map.of(dev.safetensors.SourceIdentity.ETAG, pinned);
     }
 
     void script(Script s) {
@@ -58,7 +72,7 @@ final class RangedBytesSource extends AbstractRangedSource<String> {
         counter().exchange();
         int[] fate = script.answer(position, length);
         Map<String, String> headers = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
-        headers.put("ETag", "\"v1\"");
+        headers.put("ETag", etag);
         if (fate[0] != 206) {
             return new RangeAnswer(fate[0], headers::get, new ByteArrayInputStream(new byte[0]), () -> { });
         }

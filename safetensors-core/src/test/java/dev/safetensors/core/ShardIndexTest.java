@@ -53,6 +53,14 @@ class ShardIndexTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {".x.safetensors-commit", ".model.safetensors.incomplete", "model.bin", "config.json",
+            ".safetensors", "model.safetensors.index.json", "model.SAFETENSORS", "model.safetensors "})
+    void shardNamesMustBeSafetensorsFileNames(String shard) {
+        // a hostile index naming a commit journal or a partial download would make a download fetch it unchecked
+        refused("{\"weight_map\":{\"a\":\"model-00001-of-00002.safetensors\",\"b\":\"" + shard + "\"}}");
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"[]", "{}", "{\"weight_map\":[]}", "{\"weight_map\":{\"a\":1}}",
             "{\"weight_map\":{\"a\":\"x\",\"a\":\"y\"}}", "{\"weight_map\":{},\"weight_map\":{}}",
             "{\"metadata\":{\"total_size\":-1},\"weight_map\":{}}", "{\"metadata\":{\"total_size\":1.5},\"weight_map\":{}}",
@@ -76,7 +84,8 @@ class ShardIndexTest {
         // an index near the 64 MiB limit (some 3 million shards) hours
         StringBuilder json = new StringBuilder("{\"weight_map\":{");
         for (int i = 0; i < 400_000; i++) {
-            json.append(i == 0 ? "" : ",").append("\"t").append(i).append("\":\"s").append(i).append('"');
+            json.append(i == 0 ? "" : ",").append("\"t").append(i).append("\":\"s").append(i)
+                    .append(".safetensors\"");
         }
         json.append("}}");
         // far past the default cap on shards per index, which is raised here to time the parser alone
@@ -131,8 +140,9 @@ class ShardIndexTest {
         Map<String, SafetensorsHeader> shards = new java.util.HashMap<>();
         StringBuilder map = new StringBuilder();
         for (int i = 0; i < 9; i++) {
-            shards.put("s" + i, hugeShard("s" + i, "t" + i, Long.MAX_VALUE / 8));
-            map.append(i == 0 ? "" : ",").append("\"t").append(i).append("\":\"s").append(i).append('"');
+            shards.put("s" + i + ".safetensors", hugeShard("s" + i, "t" + i, Long.MAX_VALUE / 8));
+            map.append(i == 0 ? "" : ",").append("\"t").append(i).append("\":\"s").append(i)
+                    .append(".safetensors\"");
         }
         expectInconsistent(parse("{\"weight_map\":{" + map + "}}"), shards, "2^63-1");
     }

@@ -39,6 +39,8 @@ final class IndexSeeds {
                 seed("shard-backslash", "{\"weight_map\":{\"a\":\"c\\\\x\"}}", false),
                 seed("shard-control", "{\"weight_map\":{\"a\":\"x\\u007f\"}}", false),
                 seed("shard-empty", "{\"weight_map\":{\"a\":\"\"}}", false),
+                seed("shard-commit-journal", "{\"weight_map\":{\"a\":\".x.safetensors-commit\"}}", false),
+                seed("shard-bare-suffix", "{\"weight_map\":{\"a\":\".safetensors\"}}", false),
                 seed("total-size-negative", "{\"metadata\":{\"total_size\":-1}," + MAP + "}", false),
                 seed("total-size-fraction", "{\"metadata\":{\"total_size\":1.0}," + MAP + "}", false),
                 seed("total-size-too-large", "{\"metadata\":{\"total_size\":9223372036854775808}," + MAP + "}", false),

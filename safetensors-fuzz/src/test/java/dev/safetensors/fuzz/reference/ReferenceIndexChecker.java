@@ -14,7 +14,7 @@ import java.util.Set;
  * in {@code ShardIndex}'s documentation, since {@code RULES.md} has no index section: at most 64 MiB; strict UTF-8
  * and strict JSON in the sense of rule 8 (so no lone-surrogate escapes anywhere); a root object; no duplicate names
  * in the root, {@code metadata} or {@code weight_map} objects; a {@code weight_map} object of strings, each a plain
- * file name beside the index; {@code metadata}, when present, an object whose {@code total_size}, when present, is a
+ * file name beside the index ending in {@code .safetensors} after a non-empty stem; {@code metadata}, when present, an object whose {@code total_size}, when present, is a
  * plain integer from 0 to 2^63-1. Anything else in the root or in {@code metadata} is allowed and ignored.
  */
 public final class ReferenceIndexChecker {
@@ -81,6 +81,9 @@ public final class ReferenceIndexChecker {
         if (NOT_FILE_NAMES.contains(shard) || shard.contains("/") || shard.contains("\\") || shard.contains(":")
                 || shard.chars().anyMatch(c -> c < 0x20 || c == 0x7f)) {
             throw new Rejection("index", "shard " + shard + " is not a plain file name");
+        }
+        if (!shard.endsWith(".safetensors") || shard.equals(".safetensors")) {
+            throw new Rejection("index", "shard " + shard + " is not a .safetensors file name");
         }
     }
 }

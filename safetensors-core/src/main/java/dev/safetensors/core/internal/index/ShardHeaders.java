@@ -18,6 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.FileSource;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.Safetensors;
@@ -45,8 +46,10 @@ public final class ShardHeaders {
      * @param verdict what was found
      * @param source  the open source, when kept (a remote shard that passed); otherwise {@code null}
      * @param prefix  payload bytes that came with a kept source's header, from the payload's first byte; may be empty
+     * @param version the {@linkplain FileDownload#versionOf version} the header was read from, when it passed and the
+     *                source reports one; otherwise {@code null}
      */
-    public record Read(ShardVerdict verdict, RandomAccessSource source, ByteBuffer prefix) {
+    public record Read(ShardVerdict verdict, RandomAccessSource source, ByteBuffer prefix, String version) {
     }
 
     private ShardHeaders() {
@@ -122,6 +125,7 @@ public final class ShardHeaders {
             PrefixCapture capture = new PrefixCapture(source, options.limits().prefetchBytes());
             SafetensorsHeader header = Safetensors.readHeader(capture, options.limits());
             ShardVerdict v = new ShardVerdict(shard, Optional.of(header), Optional.empty(), source.statistics());
+            String version = FileDownload.versionOf(source).orElse(null);
             if (keepRemote && !(source instanceof FileSource)) {
                 ByteBuffer prefix = capture.bytesFrom(header.payloadOffset());
                 if (budget.addAndGet(-prefix.remaining()) < 0) {
@@ -129,9 +133,9 @@ public final class ShardHeaders {
                 }
                 RandomAccessSource kept = source;
                 source = null;
-                return new Read(v, kept, prefix);
+                return new Read(v, kept, prefix, version);
             }
-            return new Read(v, null, null);
+            return new Read(v, null, null, version);
         } catch (IOException e) {
             return failed(shard, e, source);
         } catch (RuntimeException e) {
@@ -149,6 +153,6 @@ public final class ShardHeaders {
 
     private static Read failed(Location shard, IOException e, RandomAccessSource source) {
         SourceStatistics cost = source == null ? SourceStatistics.NONE : source.statistics();
-        return new Read(new ShardVerdict(shard, Optional.empty(), Optional.of(e), cost), null, null);
+        return new Read(new ShardVerdict(shard, Optional.empty(), Optional.of(e), cost), null, null, null);
     }
 }
