@@ -146,5 +146,10 @@ class RecoverCommandTest {
         assertFalse(Files.exists(Path.of("s3:")), "no local folder named like the scheme");
         Cli.Run usage = InProcess.run("recover");
         assertEquals(2, usage.exit(), usage.describe());
+        Cli.Run help = InProcess.run("--help");
+        assertTrue(help.out().contains("  recover"), help.describe());
+        Cli.Run own = InProcess.run("recover", "--help");
+        assertEquals(0, own.exit(), own.describe());
+        assertTrue(own.out().contains("DIR") && own.out().contains("--json"), own.describe());
     }
 }
