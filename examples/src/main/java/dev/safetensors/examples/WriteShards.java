@@ -2,7 +2,6 @@ package dev.safetensors.examples;
 
 import dev.safetensors.DType;
 import dev.safetensors.core.Checkpoint;
-import dev.safetensors.core.CommitJournal;
 import dev.safetensors.core.Durability;
 import dev.safetensors.core.ShardedWriter;
 
@@ -37,8 +36,7 @@ public final class WriteShards {
             for (int i = 0; i < w.length; i++) {
                 w[i] *= scale;
             }
-            // a folder a killed earlier write left half-renamed is finished first (writeTo does it too)
-            CommitJournal.recover(folder);
+            // writeTo first finishes a commit a killed earlier write left half-renamed (reads refuse such a folder)
             List<Path> written = ShardedWriter.create(8)      // at most 8 tensor bytes per shard: two shards
                     .metadata("format", "pt")
                     .durability(Durability.AT_END)               // one round of syncs, before the first rename

@@ -137,8 +137,7 @@ public final class AtomicFile implements Closeable {
             PosixFileAttributeView view = Files.getFileAttributeView(target, PosixFileAttributeView.class);
             keep = view == null ? null : view.readAttributes().permissions();
         }
-        Path temp = target.resolveSibling("." + target.getFileName() + "." + Long.toUnsignedString(
-                ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
+        Path temp = target.resolveSibling(tempName(target.getFileName().toString()));
         // not Files.createTempFile: its owner-only permissions would end up on the result
         FileAttribute<?>[] attrs = keep == null ? new FileAttribute<?>[0]
                 : new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(keep)};
@@ -161,6 +160,42 @@ public final class AtomicFile implements Closeable {
             }
         }
         return file;
+    }
+
+    /**
+     * The one place the temporary name is formatted: hidden, the final name kept readable, and a random part so that
+     * two writers never share a file.
+     *
+     * @param name the final file name
+     * @return {@code .NAME.RANDOM.tmp}, RANDOM an unsigned 64-bit number in base 36
+     */
+    static String tempName(String name) {
+        return "." + name + "." + Long.toUnsignedString(ThreadLocalRandom.current().nextLong(), 36) + ".tmp";
+    }
+
+    /**
+     * @param temp a file name
+     * @param name a final file name
+     * @return whether {@code temp} is a name {@link #tempName(String)} gives for {@code name}
+     */
+    static boolean isTempName(String temp, String name) {
+        String start = "." + name + ".";
+        if (!temp.startsWith(start) || !temp.endsWith(".tmp") || temp.length() <= start.length() + 4) {
+            return false;
+        }
+        String random = temp.substring(start.length(), temp.length() - 4);
+        for (int i = 0; i < random.length(); i++) {
+            char c = random.charAt(i);
+            if (!(c >= '0' && c <= '9' || c >= 'a' && c <= 'z')) {
+                return false;
+            }
+        }
+        try {
+            // the canonical spelling only: no leading zeros, nothing past 2^64
+            return Long.toUnsignedString(Long.parseUnsignedLong(random, 36), 36).equals(random);
+        } catch (NumberFormatException e) {
+            return false;
+        }
     }
 
     /** @return the resolved target: a symbolic link's final target */

@@ -139,7 +139,7 @@ public final class CheckpointFiles {
         if (location.isLocal() && location.uri().isEmpty() && location.looksLikeUri()) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location.display() + ": not a valid URI");
         }
-        finishInterruptedCommit(location);
+        refuseInterruptedCommit(location);
         Optional<RepositoryListing> listing = options.registry().listCheckpoints(location);
         int max = options.limits().maxCheckpointsPerListing();
         if (listing.isPresent() && listing.get().checkpoints().size() > max) {
@@ -179,10 +179,12 @@ public final class CheckpointFiles {
 
     /**
      * A local folder that a writer was killed in, after its commit point and before its last rename, holds a commit
-     * journal ({@link CommitJournal}): rolled forward here, before anything is read, so what loads is the new
-     * checkpoint whole and never the mix of old and new files the folder holds until then.
+     * journal ({@link CommitJournal}) and may hold a mix of old and new files: refused here, before anything is read,
+     * with {@link dev.safetensors.ErrorCode#INTERRUPTED_COMMIT}. A read never finishes the commit: the journal may
+     * have been planted, and only a writer (or {@code safetensors recover}) rolls one forward, once it has checked
+     * that a writer made it.
      */
-    private static void finishInterruptedCommit(Location location) throws IOException {
+    private static void refuseInterruptedCommit(Location location) throws IOException {
         if (!location.isLocal()) {
             return;
         }
@@ -194,7 +196,7 @@ public final class CheckpointFiles {
         }
         Path folder = location.isFolder() || Files.isDirectory(path) ? path : path.toAbsolutePath().getParent();
         if (folder != null) {
-            CommitJournal.recover(folder);
+            CommitJournal.requireFinished(folder);
         }
     }
 

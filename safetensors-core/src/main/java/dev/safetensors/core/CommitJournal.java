@@ -2,10 +2,15 @@ package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.channels.SeekableByteChannel;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
@@ -15,10 +20,14 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.IntConsumer;
 
 /**
@@ -41,19 +50,57 @@ import java.util.function.IntConsumer;
  * needs nothing but the folder. The shutdown hook of the JVM (SIGINT, SIGTERM, {@code System.exit}) waits for a
  * roll-forward in progress to end, so only SIGKILL or a crash ever leave a journal behind.
  *
+ * <h2>Reads never write</h2>
+ * A journal found in a folder may come from anywhere (a tarball, a clone, an rsync), so reading a folder never acts
+ * on one: {@link #requireFinished(Path)}, which every read of a local checkpoint calls, looks at the folder's entries
+ * only (their type, never following a link; no journal is opened) and refuses a folder holding a regular file named
+ * like a journal with {@link ErrorCode#INTERRUPTED_COMMIT}, naming the folder and saying how to finish it. An entry of
+ * that name that is not a regular file (a FIFO, a folder, a link, a device) is no journal a writer makes, and reads
+ * ignore it.
+ *
+ * <h2>Only a writer recovers, and only its own journal</h2>
+ * {@link #recover(Path)} runs only where something is to be written: before {@link ShardedWriter} writes into a
+ * folder, and in {@code safetensors recover}. It rolls a journal forward only once it has authenticated it as one a
+ * writer made, all before it changes anything:
+ * <ol>
+ *   <li>the journal is a regular file (checked without following a link, opened with {@code NOFOLLOW_LINKS}, so a
+ *       FIFO, a device or a link is never opened) of at most {@link #MAX_JOURNAL_BYTES} bytes, strict UTF-8, whole
+ *       (the first and the last line below);</li>
+ *   <li>its name is {@code .PREFIX.safetensors-commit} for a prefix {@link ShardedWriter#prefix(String)} takes;</li>
+ *   <li>its renames make exactly the files of one checkpoint with that prefix, in the writer's order: the single
+ *       {@code PREFIX.safetensors}, or the shards {@code PREFIX-00001-of-N.safetensors} to {@code N} and then
+ *       {@code PREFIX.safetensors.index.json}; and each rename's temporary name is the writer's for that final
+ *       name ({@code .NAME.RANDOM.tmp});</li>
+ *   <li>each deleted name is a file of another layout with that prefix (the single file, the index or a shard),
+ *       never one of the new files, and named once;</li>
+ *   <li>the folder matches it: each temporary file still there is a regular file (never a link, which a rename would
+ *       publish under a final name), and each one gone has its final name as a regular file (the rename was made);
+ *       no deleted name is a folder.</li>
+ * </ol>
+ * Anything else is refused with {@link ErrorCode#WRITE_FAILED} (the writer cannot write there; the folder needs a
+ * look by hand) and nothing in the folder is changed: a planted journal can neither delete nor rename a file the
+ * writer would not have deleted or renamed itself, and only where the new checkpoint's files are all present.
+ *
  * <p>The journal is UTF-8 text: a first line {@code safetensors-commit 1}, then {@code rename TAB TEMP TAB NAME} and
- * {@code delete TAB NAME} lines (plain file names in the same folder; names never hold a tab or a line break), and a
- * last line {@code end}. A journal without its last line was never renamed into place whole, which the protocol
- * prevents; it is refused ({@link ErrorCode#WRITE_FAILED}) rather than guessed at.
+ * {@code delete TAB NAME} lines, and a last line {@code end}, each line ending with a line feed. A journal without
+ * its last line was never renamed into place whole, which the protocol prevents; it is refused rather than guessed
+ * at.
  *
  * <p>Thread-safe: commits and recoveries in one JVM are serialized.
  */
 public final class CommitJournal {
     /** The file name suffix of a journal; the name starts with a dot and the writer's prefix. */
     public static final String SUFFIX = ".safetensors-commit";
+    /**
+     * The largest journal {@link #recover(Path)} reads, and a writer writes: 16 MiB, far above the 10,001 renames of
+     * the largest checkpoint an index may describe.
+     */
+    public static final int MAX_JOURNAL_BYTES = 16 * 1024 * 1024;
     private static final String MAGIC = "safetensors-commit 1";
+    private static final String END = "end";
     private static final Object LOCK = new Object();
-    private static final Set<Path> PENDING = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    /** The journals this JVM committed and has not rolled forward yet, with what they hold (never read back). */
+    private static final Map<Path, Entries> PENDING = new ConcurrentHashMap<>();
     private static boolean hooked;
 
     /**
@@ -65,37 +112,100 @@ public final class CommitJournal {
     record Rename(String temp, String name) {
     }
 
+    /**
+     * What a roll-forward did.
+     *
+     * @param journal the journal, now deleted
+     * @param renamed the final names whose temporary file was renamed into place now (a rename made before a kill is
+     *                not listed)
+     * @param deleted the files of an earlier layout deleted now
+     */
+    public record Recovered(Path journal, List<String> renamed, List<String> deleted) {
+        /**
+         * @param journal the journal, now deleted
+         * @param renamed the final names renamed into place now
+         * @param deleted the files deleted now
+         */
+        public Recovered {
+            renamed = List.copyOf(renamed);
+            deleted = List.copyOf(deleted);
+        }
+    }
+
     private CommitJournal() {
     }
 
     /**
-     * Rolls forward every commit journal left in {@code dir} by a writer killed during its rename phase, so the
-     * folder holds the new checkpoint whole. Call it before reading a folder that a killed writer may have left;
-     * {@link ShardedWriter} calls it before writing into a folder.
+     * The check of a read: refuses a folder in which a writer began a commit and did not finish it, since its files
+     * may be a mix of two checkpoints. Only the folder's entries are looked at (without following links); nothing is
+     * opened, renamed or deleted. Only a regular file named {@code .*.safetensors-commit} counts; another entry of
+     * that name (a FIFO, a folder, a link) is ignored.
      *
-     * @param dir a folder; a missing one has nothing to recover
-     * @return the number of journals rolled forward
-     * @throws IOException if a journal cannot be read or a rename fails ({@link ErrorCode#WRITE_FAILED}); the journal
-     *                     then stays for the next attempt
+     * @param dir a folder; a missing one, or a path that is not a folder, holds no journal
+     * @throws IOException a {@link StorageException} with {@link ErrorCode#INTERRUPTED_COMMIT} naming the folder and
+     *                     the first journal, or the failure to list the folder
      */
-    public static int recover(Path dir) throws IOException {
+    public static void requireFinished(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) {
-            return 0;
+            return;
         }
-        List<Path> journals = new ArrayList<>();
-        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ".*" + SUFFIX)) {
-            files.forEach(journals::add);
-        }
-        int n = 0;
-        for (Path journal : journals) {
-            synchronized (LOCK) {
-                if (Files.exists(journal, LinkOption.NOFOLLOW_LINKS)) {
-                    rollForward(journal, read(journal), true, step -> { });
-                    n++;
-                }
+        for (Path entry : named(dir)) {
+            BasicFileAttributes a = attributes(entry);
+            if (a != null && a.isRegularFile()) {
+                throw new StorageException(ErrorCode.INTERRUPTED_COMMIT, dir.toString(), "holds '"
+                        + SourceNames.clip(entry.getFileName().toString()) + "', the journal of a commit a writer"
+                        + " began and did not finish: its files may be a mix of two checkpoints, so nothing was read;"
+                        + " finish it with 'safetensors recover " + dir + "' (or the next write into the folder)");
             }
         }
-        return n;
+    }
+
+    /**
+     * Rolls forward every commit journal left in {@code dir} by a writer killed during its rename phase, so the
+     * folder holds the new checkpoint whole; for a writing command only (reads call {@link #requireFinished(Path)}).
+     * {@link ShardedWriter} calls it before writing into a folder. Every journal is authenticated (see the class
+     * comment) before anything is changed.
+     *
+     * @param dir a folder; a missing one has nothing to recover
+     * @return what each journal's roll-forward did, in the order of the journals' names; empty if none was left
+     * @throws IOException a {@link StorageException} with {@link ErrorCode#WRITE_FAILED}: a journal or an entry named
+     *                     like one that cannot be authenticated (nothing was changed), or a rename or deletion that
+     *                     failed (the journal then stays for the next attempt)
+     */
+    public static List<Recovered> recover(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) {
+            return List.of();
+        }
+        synchronized (LOCK) {
+            Map<Path, Entries> journals = new LinkedHashMap<>();
+            for (Path journal : named(dir)) {
+                journals.put(journal, authenticate(journal));
+            }
+            List<Recovered> done = new ArrayList<>();
+            for (Map.Entry<Path, Entries> j : journals.entrySet()) {
+                done.add(rollForward(j.getKey(), j.getValue(), true, step -> { }));
+            }
+            return done;
+        }
+    }
+
+    /** @return the entries of {@code dir} named like a journal, of any type, by name */
+    private static List<Path> named(Path dir) throws IOException {
+        List<Path> entries = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, ".*" + SUFFIX)) {
+            files.forEach(entries::add);
+        }
+        entries.sort(null);
+        return entries;
+    }
+
+    /** @return the entry's own attributes (a link's, not its target's), or {@code null} if there is none */
+    private static BasicFileAttributes attributes(Path entry) throws IOException {
+        try {
+            return Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+        } catch (NoSuchFileException e) {
+            return null;
+        }
     }
 
     /**
@@ -122,14 +232,20 @@ public final class CommitJournal {
         for (String d : deletes) {
             text.append("delete\t").append(d).append('\n');
         }
-        text.append("end\n");
+        text.append(END).append('\n');
         Path journal = dir.resolve("." + prefix + SUFFIX);
-        Path temp = dir.resolve("." + prefix + SUFFIX + "." + Long.toUnsignedString(
-                ThreadLocalRandom.current().nextLong(), 36) + ".tmp");
+        byte[] content = text.toString().getBytes(StandardCharsets.UTF_8);
+        if (content.length > MAX_JOURNAL_BYTES) {
+            // a journal recovery would refuse to read must never become the commit point
+            throw new StorageException(ErrorCode.WRITE_FAILED, journal.toString(), "would hold " + content.length
+                    + " bytes, more than the " + MAX_JOURNAL_BYTES + " a recovery reads: nothing was replaced");
+        }
+        Path temp = dir.resolve(AtomicFile.tempName(prefix + SUFFIX));
+        Entries entries = new Entries(List.copyOf(renames), List.copyOf(deletes));
         synchronized (LOCK) {
             installHook();
             try (FileChannel ch = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-                ByteBuffer bytes = ByteBuffer.wrap(text.toString().getBytes(StandardCharsets.UTF_8));
+                ByteBuffer bytes = ByteBuffer.wrap(content);
                 while (bytes.hasRemaining()) {
                     ch.write(bytes);
                 }
@@ -148,7 +264,7 @@ public final class CommitJournal {
             }
             try {
                 move(temp, journal);
-                PENDING.add(journal);
+                PENDING.put(journal, entries);
             } catch (IOException e) {
                 Files.deleteIfExists(temp);
                 throw failed(journal, e);
@@ -157,7 +273,7 @@ public final class CommitJournal {
                 syncFolder(dir);
             }
             steps.accept(1);
-            rollForward(journal, new Entries(renames, deletes), sync, steps);
+            rollForward(journal, entries, sync, steps);
         }
     }
 
@@ -165,45 +281,143 @@ public final class CommitJournal {
     private record Entries(List<Rename> renames, List<String> deletes) {
     }
 
-    private static Entries read(Path journal) throws IOException {
-        List<String> lines = Files.readAllLines(journal, StandardCharsets.UTF_8);
-        if (lines.isEmpty() || !lines.get(0).equals(MAGIC) || !lines.get(lines.size() - 1).equals("end")) {
-            throw new StorageException(ErrorCode.WRITE_FAILED, journal.toString(), "is not a whole commit journal:"
-                    + " check the folder's files by hand, then delete it");
+    /**
+     * Reads a journal and checks that a writer made it for this folder (see the class comment), changing nothing.
+     *
+     * @return what it holds, safe to roll forward
+     */
+    private static Entries authenticate(Path journal) throws IOException {
+        String name = journal.getFileName().toString();
+        String prefix = name.substring(1, name.length() - SUFFIX.length());
+        if (!ShardedWriter.isValidPrefix(prefix)) {
+            throw refused(journal, "is not named for a prefix a writer takes");
+        }
+        Entries entries = parse(journal, read(journal));
+        List<String> finals = entries.renames().stream().map(Rename::name).toList();
+        int shards = finals.size() == 1 ? 1 : finals.size() - 1;
+        if (finals.isEmpty() || !finals.equals(ShardedWriter.layout(prefix, shards))) {
+            throw refused(journal, "does not rename into the files of one checkpoint with the prefix '"
+                    + SourceNames.clip(prefix) + "' (" + prefix + ShardedWriter.SUFFIX + ", or the shards and then "
+                    + prefix + ShardedWriter.INDEX_SUFFIX + "), as a writer's journal does");
+        }
+        for (Rename r : entries.renames()) {
+            if (!AtomicFile.isTempName(r.temp(), r.name())) {
+                throw refused(journal, "renames '" + SourceNames.clip(r.temp()) + "', which is not a temporary name"
+                        + " a writer gives '" + SourceNames.clip(r.name()) + "'");
+            }
+        }
+        Set<String> deleted = new HashSet<>();
+        for (String d : entries.deletes()) {
+            if (!ShardedWriter.isCheckpointName(prefix, d) || finals.contains(d) || !deleted.add(d)) {
+                throw refused(journal, "deletes '" + SourceNames.clip(d) + "', which is not a file of another"
+                        + " layout with the prefix '" + SourceNames.clip(prefix) + "'");
+            }
+        }
+        Path dir = journal.getParent();
+        for (Rename r : entries.renames()) {
+            BasicFileAttributes temp = attributes(dir.resolve(r.temp()));
+            if (temp != null && !temp.isRegularFile()) {
+                throw refused(journal, "would rename '" + SourceNames.clip(r.temp()) + "', which is not a regular"
+                        + " file (a link, a FIFO, a folder): a writer's temporary file always is");
+            }
+            BasicFileAttributes made = temp != null ? null : attributes(dir.resolve(r.name()));
+            if (temp == null && (made == null || !made.isRegularFile())) {
+                throw refused(journal, "does not describe this folder: neither '" + SourceNames.clip(r.temp())
+                        + "' nor '" + SourceNames.clip(r.name()) + "' is a regular file here");
+            }
+        }
+        for (String d : entries.deletes()) {
+            BasicFileAttributes a = attributes(dir.resolve(d));
+            if (a != null && a.isDirectory()) {
+                throw refused(journal, "would delete '" + SourceNames.clip(d) + "', which is a folder");
+            }
+        }
+        return entries;
+    }
+
+    /** @return the journal's text: a regular file, opened without following a link, bounded, strict UTF-8 */
+    private static String read(Path journal) throws IOException {
+        BasicFileAttributes a = attributes(journal);
+        if (a == null) {
+            throw refused(journal, "vanished while it was read");
+        }
+        if (!a.isRegularFile()) {
+            // checked before opening: opening a FIFO blocks, a device (a link to /dev/zero) never ends
+            throw refused(journal, "is not a regular file (a link, a FIFO, a folder or a device), so no journal a"
+                    + " writer made");
+        }
+        if (a.size() > MAX_JOURNAL_BYTES) {
+            throw refused(journal, "has " + a.size() + " bytes, more than the " + MAX_JOURNAL_BYTES + " of any"
+                    + " journal a writer makes");
+        }
+        ByteBuffer bytes = ByteBuffer.allocate((int) a.size() + 1);
+        try (SeekableByteChannel ch = Files.newByteChannel(journal, Set.of(StandardOpenOption.READ,
+                LinkOption.NOFOLLOW_LINKS))) {
+            while (bytes.hasRemaining() && ch.read(bytes) >= 0) {
+                // until the end, or one byte past the size it had: it grew, and is no journal at rest
+            }
+        } catch (IOException e) {
+            throw failed(journal, e);
+        }
+        if (!bytes.hasRemaining()) {
+            throw refused(journal, "grew while it was read");
+        }
+        bytes.flip();
+        try {
+            CharBuffer text = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(bytes);
+            return text.toString();
+        } catch (CharacterCodingException e) {
+            throw refused(journal, "is not UTF-8 text");
+        }
+    }
+
+    private static Entries parse(Path journal, String text) throws StorageException {
+        String[] lines = text.endsWith("\n") ? text.substring(0, text.length() - 1).split("\n", -1) : new String[0];
+        if (lines.length < 2 || !lines[0].equals(MAGIC) || !lines[lines.length - 1].equals(END)) {
+            throw refused(journal, "is not a whole commit journal");
         }
         List<Rename> renames = new ArrayList<>();
         List<String> deletes = new ArrayList<>();
-        for (String line : lines.subList(1, lines.size() - 1)) {
-            String[] f = line.split("\t", -1);
-            if (f.length == 3 && f[0].equals("rename") && plain(f[1]) && plain(f[2])) {
+        for (int i = 1; i < lines.length - 1; i++) {
+            String[] f = lines[i].split("\t", -1);
+            if (f.length == 3 && f[0].equals("rename")) {
                 renames.add(new Rename(f[1], f[2]));
-            } else if (f.length == 2 && f[0].equals("delete") && plain(f[1])) {
+            } else if (f.length == 2 && f[0].equals("delete")) {
                 deletes.add(f[1]);
             } else {
-                throw new StorageException(ErrorCode.WRITE_FAILED, journal.toString(), "has a line that is not a"
-                        + " rename or a deletion of a file in its folder");
+                throw refused(journal, "has a line that is not a rename or a deletion");
             }
         }
         return new Entries(renames, deletes);
     }
 
-    private static boolean plain(String name) {
-        return !name.isEmpty() && !name.equals(".") && !name.equals("..") && name.indexOf('/') < 0
-                && name.indexOf('\\') < 0 && name.indexOf(0) < 0;
+    private static StorageException refused(Path journal, String why) {
+        return new StorageException(ErrorCode.WRITE_FAILED, journal.toString(), why + ": refused, and nothing in the"
+                + " folder was changed; check the folder's files by hand, then delete it");
     }
 
-    private static void rollForward(Path journal, Entries entries, boolean sync, IntConsumer steps)
+    private static Recovered rollForward(Path journal, Entries entries, boolean sync, IntConsumer steps)
             throws IOException {
         Path dir = journal.getParent();
+        List<String> renamed = new ArrayList<>();
+        List<String> deleted = new ArrayList<>();
         int step = 2;
         for (Rename r : entries.renames()) {
             Path temp = dir.resolve(r.temp());
-            if (Files.exists(temp, LinkOption.NOFOLLOW_LINKS)) {
+            BasicFileAttributes a = attributes(temp);
+            if (a != null && !a.isRegularFile()) {
+                // put there since the journal was authenticated: a rename would publish it under a final name
+                throw refused(journal, "would rename '" + SourceNames.clip(r.temp()) + "', which is not a regular"
+                        + " file");
+            }
+            if (a != null) {
                 try {
                     move(temp, dir.resolve(r.name()));
                 } catch (IOException e) {
                     throw failed(dir.resolve(r.name()), e);
                 }
+                renamed.add(r.name());
             }
             steps.accept(step++);
         }
@@ -212,7 +426,9 @@ public final class CommitJournal {
         }
         for (String d : entries.deletes()) {
             try {
-                Files.deleteIfExists(dir.resolve(d));
+                if (Files.deleteIfExists(dir.resolve(d))) {
+                    deleted.add(d);
+                }
             } catch (IOException e) {
                 throw failed(dir.resolve(d), e);
             }
@@ -224,6 +440,7 @@ public final class CommitJournal {
         }
         PENDING.remove(journal);
         steps.accept(step);
+        return new Recovered(journal, renamed, deleted);
     }
 
     private static void move(Path from, Path to) throws IOException {
@@ -263,14 +480,14 @@ public final class CommitJournal {
         }
         try {
             // a roll-forward in progress holds LOCK; the hook waits for it, then finishes any left (an exception
-            // thrown halfway), so SIGINT or SIGTERM never leave a mix behind
+            // thrown halfway) from what this JVM committed, so SIGINT or SIGTERM never leave a mix behind
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 synchronized (LOCK) {
-                    for (Path j : List.copyOf(PENDING)) {
+                    for (Map.Entry<Path, Entries> j : List.copyOf(PENDING.entrySet())) {
                         try {
-                            rollForward(j, read(j), true, step -> { });
+                            rollForward(j.getKey(), j.getValue(), true, step -> { });
                         } catch (IOException e) {
-                            // the journal stays; the next run or recover() finishes it
+                            // the journal stays; the next write or recover() finishes it
                         }
                     }
                 }

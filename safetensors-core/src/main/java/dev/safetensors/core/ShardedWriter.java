@@ -58,7 +58,8 @@ import dev.safetensors.core.internal.write.TempFileJanitor;
  * {@link CommitJournal}: shards first, the index last, then the earlier layout's files deleted. A failure or a signal
  * before the journal is in place deletes the temporary files and leaves the folder as it was; after it, the renames
  * are finished by this write, by the JVM's shutdown, or (after SIGKILL or a crash) by the next write into the folder
- * or {@link CommitJournal#recover(Path)}. So the folder holds the old checkpoint or the new one whole.
+ * or {@link CommitJournal#recover(Path)}. So the folder holds the old checkpoint or the new one whole; until then a
+ * read of it is refused ({@link ErrorCode#INTERRUPTED_COMMIT}) rather than shown the mix.
  *
  * <p>Not thread-safe.
  */
@@ -123,18 +124,26 @@ public final class ShardedWriter {
      */
     public ShardedWriter prefix(String prefix) {
         Objects.requireNonNull(prefix, "prefix");
+        if (!isValidPrefix(prefix)) {
+            throw new IllegalArgumentException("the prefix must be a plain file name of up to " + MAX_PREFIX_BYTES
+                    + " bytes in UTF-8 (file names stop at 255), with no '/', '\\\\', ':' or control character");
+        }
+        this.prefix = prefix;
+        return this;
+    }
+
+    /**
+     * @param prefix a prefix
+     * @return whether {@link #prefix(String)} takes it: the prefixes this writer's files (and journals) can have
+     */
+    static boolean isValidPrefix(String prefix) {
         boolean bad = prefix.isEmpty() || prefix.equals(".") || prefix.equals("..") || prefix.length() > MAX_PREFIX_BYTES
                 || prefix.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PREFIX_BYTES;
         for (int i = 0; i < prefix.length() && !bad; i++) {
             char c = prefix.charAt(i);
             bad = c < 0x20 || c == 0x7f || c == '/' || c == '\\' || c == ':' || Character.isSurrogate(c);
         }
-        if (bad) {
-            throw new IllegalArgumentException("the prefix must be a plain file name of up to " + MAX_PREFIX_BYTES
-                    + " bytes in UTF-8 (file names stop at 255), with no '/', '\\\\', ':' or control character");
-        }
-        this.prefix = prefix;
-        return this;
+        return !bad;
     }
 
     /**
@@ -272,28 +281,64 @@ public final class ShardedWriter {
      * @return the file names this writer would write, shards first and the index (if any) last; writes nothing
      */
     public List<String> fileNames() {
-        int n = ShardPlan.split(entries, maxShardBytes).size();
+        return layout(prefix, ShardPlan.split(entries, maxShardBytes).size());
+    }
+
+    /**
+     * @param prefix a prefix
+     * @param shards the number of shards, at least 1
+     * @return the names of a checkpoint of that many shards, shards first and the index (if any) last: what
+     *         {@link #fileNames()} gives
+     */
+    static List<String> layout(String prefix, int shards) {
         List<String> names = new ArrayList<>();
-        if (n == 1) {
+        if (shards == 1) {
             names.add(prefix + SUFFIX);
             return names;
         }
-        for (int i = 1; i <= n; i++) {
-            names.add(shardName(i, n));
+        for (int i = 1; i <= shards; i++) {
+            names.add(shardName(prefix, i, shards));
         }
         names.add(prefix + INDEX_SUFFIX);
         return names;
     }
 
     /**
+     * @param prefix a prefix
+     * @param name   a file name
+     * @return whether {@code name} is one of the names a checkpoint with this prefix has in some layout (the single
+     *         file, the index, or a shard {@code PREFIX-NNNNN-of-NNNNN.safetensors}): the files a write with this
+     *         prefix replaces or deletes, and no others
+     */
+    static boolean isCheckpointName(String prefix, String name) {
+        if (name.equals(prefix + SUFFIX) || name.equals(prefix + INDEX_SUFFIX)) {
+            return true;
+        }
+        String shard = prefix + "-00000-of-00000" + SUFFIX;
+        if (name.length() != shard.length() || !name.startsWith(prefix + "-") || !name.endsWith(SUFFIX)) {
+            return false;
+        }
+        for (int i = prefix.length(); i < shard.length() - SUFFIX.length(); i++) {
+            char want = shard.charAt(i);
+            char c = name.charAt(i);
+            if (want == '0' ? c < '0' || c > '9' : c != want) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Writes the shards and the index into {@code dir}, all or nothing (see the class comment). A missing folder is
      * created (and removed again if the write fails); a commit journal left in it by a killed write is rolled forward
-     * first ({@link CommitJournal#recover(Path)}).
+     * first ({@link CommitJournal#recover(Path)}), once it is authenticated as a writer's, and a journal that is not
+     * refuses the write with nothing changed.
      *
      * @param dir the folder to write into
      * @return the files written, shards in order and the index last (no index for a single file)
      * @throws IOException a {@link dev.safetensors.SafetensorsException} if a shard or the index would break a rule,
-     *                     {@link ErrorCode#WRITE_FAILED} for an existing file not to be replaced (named), a folder
+     *                     {@link ErrorCode#WRITE_FAILED} for an existing file not to be replaced (named), a
+     *                     commit journal in the folder that no writer made (named; nothing changed), a folder
      *                     that cannot be created or written, a full disk, or a {@link #check(StagedCheck) check} that
      *                     failed; or a failure of a source, with the source's code and name
      */
@@ -433,8 +478,6 @@ public final class ShardedWriter {
      * @throws StorageException naming the first file in the way when replacing is not allowed
      */
     private List<String> earlierLayout(Path dir, List<String> names) throws IOException {
-        java.util.regex.Pattern ours = java.util.regex.Pattern.compile(java.util.regex.Pattern.quote(prefix)
-                + "(\\.safetensors|\\.safetensors\\.index\\.json|-\\d{5}-of-\\d{5}\\.safetensors)");
         List<String> stale = new ArrayList<>();
         List<String> present = new ArrayList<>();
         try (java.util.stream.Stream<Path> files = Files.list(dir)) {
@@ -448,7 +491,7 @@ public final class ShardedWriter {
             }
         }
         for (String name : present) {
-            if (!names.contains(name) && ours.matcher(name).matches()) {
+            if (!names.contains(name) && isCheckpointName(prefix, name)) {
                 if (!replace) {
                     throw new StorageException(ErrorCode.WRITE_FAILED, dir.resolve(name).toString(), "belongs to an"
                             + " earlier layout with the prefix '" + prefix + "': refusing to leave it beside the new"
@@ -460,8 +503,16 @@ public final class ShardedWriter {
         return stale;
     }
 
-    private String shardName(int i, int n) {
-        return String.format(Locale.ROOT, "%s-%05d-of-%05d%s", prefix, i, n, SUFFIX);
+    /**
+     * The one place a shard's name is formatted, as huggingface_hub names shards.
+     *
+     * @param prefix the writer's prefix
+     * @param shard  the shard's number, from 1
+     * @param shards the number of shards
+     * @return {@code PREFIX-NNNNN-of-NNNNN.safetensors}
+     */
+    public static String shardName(String prefix, int shard, int shards) {
+        return String.format(Locale.ROOT, "%s-%05d-of-%05d%s", prefix, shard, shards, SUFFIX);
     }
 
     private static byte[] indexJson(long total, Map<String, String> weightMap) {

@@ -29,7 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code destroyForcibly()}; for every N from before the commit point to after the journal's deletion. What loads
  * afterwards, once {@link CommitJournal#recover} has run, is wholly the old checkpoint (killed before the commit
  * point) or wholly the new one, every tensor byte compared; before the commit point, the old one loads without any
- * recovery.
+ * recovery, and after it a read before recovery is refused ({@code INTERRUPTED_COMMIT}), never shown the mix.
  */
 class CommitKillTest {
     @TempDir
@@ -65,8 +65,15 @@ class CommitKillTest {
                 assertWhole(CommitScenario.tensors(false), CommitScenario.load(dir),
                         "killed before the commit point, without recovery");
             }
-            int recovered = CommitJournal.recover(dir);
-            assertEquals(stop >= 1 && stop < steps ? 1 : 0, recovered, "a journal is left after step " + stop);
+            boolean left = stop >= 1 && stop < steps;
+            if (left) {
+                dev.safetensors.StorageException e = org.junit.jupiter.api.Assertions.assertThrows(
+                        dev.safetensors.StorageException.class, () -> CommitScenario.load(dir));
+                assertEquals(dev.safetensors.ErrorCode.INTERRUPTED_COMMIT, e.code(), "a read before recovery is"
+                        + " refused after step " + stop);
+            }
+            int recovered = CommitJournal.recover(dir).size();
+            assertEquals(left ? 1 : 0, recovered, "a journal is left after step " + stop);
             Map<String, byte[]> loaded = CommitScenario.load(dir);
             assertWhole(CommitScenario.tensors(stop >= 1), loaded, "killed at step " + stop + " of " + steps);
             try (var files = Files.list(dir)) {
@@ -113,7 +120,7 @@ class CommitKillTest {
             } finally {
                 p.destroyForcibly();
             }
-            assertEquals(0, CommitJournal.recover(dir), "no journal is left after SIGTERM at step " + stop);
+            assertEquals(0, CommitJournal.recover(dir).size(), "no journal is left after SIGTERM at step " + stop);
             Map<String, byte[]> loaded = CommitScenario.load(dir);
             boolean isNew = java.util.Arrays.equals(loaded.get("a"), CommitScenario.tensors(true).get("a"));
             if (stop >= 1) {

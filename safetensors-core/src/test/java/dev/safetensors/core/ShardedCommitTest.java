@@ -188,21 +188,4 @@ class ShardedCommitTest {
                 - dev.safetensors.core.Safetensors.readHeader(out.resolve("model.safetensors")).payloadOffset() + 8);
         assertEquals("keep me", Files.readString(elsewhere), "the link's target is untouched");
     }
-
-    @Test
-    void aJournalLeftBehindIsRolledForwardByTheNextWrite() throws IOException {
-        abc(500).writeTo(dir);
-        Path temp = dir.resolve(".model-00001-of-00002.safetensors.abc.tmp");
-        Files.write(temp, Files.readAllBytes(dir.resolve("model-00002-of-00002.safetensors")));
-        Files.writeString(dir.resolve(".model" + CommitJournal.SUFFIX), "safetensors-commit 1\nrename\t"
-                + temp.getFileName() + "\tmodel-00001-of-00002.safetensors\nend\n");
-        assertEquals(1, CommitJournal.recover(dir));
-        assertArrayEquals(Files.readAllBytes(dir.resolve("model-00002-of-00002.safetensors")),
-                Files.readAllBytes(dir.resolve("model-00001-of-00002.safetensors")), "the rename was made");
-        assertEquals(0, CommitJournal.recover(dir), "and the journal deleted");
-        Files.writeString(dir.resolve(".model" + CommitJournal.SUFFIX), "safetensors-commit 1\nrename\t../x\ty\n");
-        StorageException e = assertThrows(StorageException.class, () -> abc(500).replaceExisting(true)
-                .writeTo(dir));
-        assertEquals(ErrorCode.WRITE_FAILED, e.code(), "a torn or foreign journal is refused, not guessed at");
-    }
 }
