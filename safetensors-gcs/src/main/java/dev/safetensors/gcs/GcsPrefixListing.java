@@ -58,19 +58,26 @@ final class GcsPrefixListing extends BucketListing {
                     + dev.safetensors.spi.SourceNames.clip(String.valueOf(e.getMessage())), e);
         }
         List<ListEntry> entries = new ArrayList<>();
+        // objects.list returns names in lexicographic (UTF-8 binary) order ("results are returned in alphabetical
+        // order", Cloud Storage JSON API, objects.list), items and prefixes each: so each name is checked to come
+        // after the one before, and a name listed twice ends the listing
         for (Blob b : page.getValues()) {
             String object = b.getName();
+            if (b.isDirectory()) {
+                if (listedPrefix(object)) {
+                    entries.add(at.folderEntry(object));
+                }
+                continue;
+            }
             if (!listed(object, "the object")) {
                 continue;
             }
-            if (b.isDirectory()) {
-                entries.add(ListEntry.special(at.locationOf(object), ListEntry.Kind.FOLDER));
-            } else if (!object.endsWith("/")) {
+            if (!object.endsWith("/")) {
                 Long size = b.getSize();
                 Long generation = b.getGeneration();
                 Instant updated = b.getUpdateTimeOffsetDateTime() == null ? null
                         : b.getUpdateTimeOffsetDateTime().toInstant();
-                entries.add(ListEntry.file(at.locationOf(object), size == null ? -1 : size,
+                entries.add(at.fileEntry(object, size == null ? -1 : size,
                         generation == null ? null : generation.toString(), updated));
             }
         }
