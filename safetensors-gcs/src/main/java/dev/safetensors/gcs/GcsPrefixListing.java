@@ -58,9 +58,9 @@ final class GcsPrefixListing extends BucketListing {
                     + dev.safetensors.spi.SourceNames.clip(String.valueOf(e.getMessage())), e);
         }
         List<ListEntry> entries = new ArrayList<>();
-        // objects.list returns names in lexicographic (UTF-8 binary) order ("results are returned in alphabetical
-        // order", Cloud Storage JSON API, objects.list), items and prefixes each: so each name is checked to come
-        // after the one before, and a name listed twice ends the listing
+        // objects.list returns objects "ordered in the list lexicographically by name" (Cloud Storage docs, List
+        // objects), items and prefixes each: so each name is checked to come after the one before, and a name
+        // listed twice ends the listing
         for (Blob b : page.getValues()) {
             String object = b.getName();
             if (b.isDirectory()) {

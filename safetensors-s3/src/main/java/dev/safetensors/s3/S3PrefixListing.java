@@ -89,10 +89,10 @@ final class S3PrefixListing extends BucketListing {
     }
 
     /**
-     * ListObjectsV2 returns keys (and, apart, common prefixes) in UTF-8 binary order in general purpose buckets ("List
-     * results are always returned in UTF-8 binary order", S3 API reference, ListObjectsV2), so each key is checked
-     * to come after the one before. Directory buckets (names ending {@code --x-s3}) list in no order ("objects are
-     * not sorted lexicographically"): there the token, page, empty-page and time bounds still hold.
+     * ListObjectsV2 returns keys (and, apart, common prefixes) in ascending UTF-8 binary order of their names in
+     * general purpose buckets (S3 API reference, ListObjectsV2), so each key is checked to come after the one
+     * before. Directory buckets (names ending {@code --x-s3}) do not list in lexicographic order (the same reference):
+     * there the token, page, empty-page and time bounds still hold.
      */
     @Override
     protected boolean listsInOrder() {
