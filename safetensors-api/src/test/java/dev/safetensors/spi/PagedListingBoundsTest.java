@@ -15,6 +15,7 @@ import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * An endless or hostile listing ends coded, in bounded requests and memory: fresh tokens over empty pages, requests
@@ -128,6 +129,27 @@ class PagedListingBoundsTest {
                 Duration.ofMinutes(1));
         StorageException e = fails(slow);
         assertEquals(31, slow.asked, e.getMessage());
+    }
+
+    @Test
+    void retriesEndWhenTheirWaitsUseUpTheListingTime() {
+        // a page answered 503 again and again, with attempts to spare: the waits count against the listing's time
+        RemotePolicy patient = RemotePolicy.builder().maxAttempts(20).backoff(Duration.ofSeconds(1),
+                Duration.ofMinutes(1)).time(time).build();
+        int[] attempts = {0};
+        PagedListing listing = new PagedListing("s3://bucket/p/", ListOptions.DEFAULT.withEndlessBounds(1000,
+                Duration.ofMinutes(3)), 1000, patient) {
+            @Override
+            protected Page fetch(String token) throws IOException {
+                attempts[0]++;
+                throw statusFailure(503);
+            }
+        };
+        fails(listing);
+        assertTrue(attempts[0] < 20, attempts[0] + " attempts: ended by the time, not by the attempts");
+        Duration slept = time.sleeps().stream().reduce(Duration.ZERO, Duration::plus);
+        assertTrue(slept.compareTo(Duration.ofMinutes(3)) > 0 && slept.compareTo(Duration.ofMinutes(4)) <= 0,
+                slept.toString());
     }
 
     @Test
