@@ -65,8 +65,8 @@ public record BucketPrefix(String scheme, String bucket, String prefix) {
 
     /**
      * The entry of an object the storage listed, with its location ({@link #locationOf}); an object whose key no
-     * request can name exactly ({@link #nameable}) is an {@link ListEntry.Kind#INVALID_NAME} entry instead, never a
-     * file to open.
+     * request can name exactly ({@link SourceNames#nameable}) is an {@link ListEntry.Kind#INVALID_NAME} entry instead,
+     * never a file to open.
      *
      * @param key          the object's key
      * @param size         its size, or {@code -1}
@@ -75,7 +75,8 @@ public record BucketPrefix(String scheme, String bucket, String prefix) {
      * @return its entry
      */
     public ListEntry fileEntry(String key, long size, String version, Instant lastModified) {
-        return nameable(key) ? ListEntry.file(locationOf(key), size, version, lastModified) : unnameable(key);
+        return SourceNames.nameable(key) ? ListEntry.file(locationOf(key), size, version, lastModified)
+                : unnameable(key);
     }
 
     /**
@@ -84,44 +85,13 @@ public record BucketPrefix(String scheme, String bucket, String prefix) {
      *         can name it exactly
      */
     public ListEntry folderEntry(String prefix) {
-        return nameable(prefix) ? ListEntry.special(locationOf(prefix), ListEntry.Kind.FOLDER) : unnameable(prefix);
+        return SourceNames.nameable(prefix) ? ListEntry.special(locationOf(prefix), ListEntry.Kind.FOLDER)
+                : unnameable(prefix);
     }
 
-    /**
-     * Whether a request can name this key exactly. A NUL cannot travel in a request (clients and stores cut or
-     * refuse it), and a lone surrogate has no UTF-8 form: encoding turns it into {@code ?}, so a key holding a lone
-     * surrogate between {@code c} and {@code d} would be requested as the object {@code c?d}, another object.
-     *
-     * @param key a key as listed
-     * @return whether it holds neither a NUL nor a lone surrogate
-     */
-    public static boolean nameable(String key) {
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            if (c == 0) {
-                return false;
-            }
-            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
-                i++;
-            } else if (Character.isSurrogate(c)) {
-                return false;
-            }
-        }
-        return true;
-    }
-
-    /** The entry of a key no request can name: shown with each lone surrogate as U+FFFD, a NUL as {@code %00}. */
+    /** The entry of a key no request can name, located by its {@linkplain SourceNames#shown shown} form. */
     private ListEntry unnameable(String key) {
-        StringBuilder shown = new StringBuilder(key.length());
-        for (int i = 0; i < key.length(); i++) {
-            char c = key.charAt(i);
-            if (Character.isHighSurrogate(c) && i + 1 < key.length() && Character.isLowSurrogate(key.charAt(i + 1))) {
-                shown.append(c).append(key.charAt(++i));
-            } else {
-                shown.append(Character.isSurrogate(c) ? '\uFFFD' : c);
-            }
-        }
-        return ListEntry.special(locationOf(shown.toString()), ListEntry.Kind.INVALID_NAME);
+        return ListEntry.special(locationOf(SourceNames.shown(key)), ListEntry.Kind.INVALID_NAME);
     }
 
     /** @return {@code SCHEME://BUCKET/PREFIX}, for messages */
