@@ -41,8 +41,9 @@ public record ListEntry(Location location, long size, Optional<String> version, 
          */
         FOLDER_LINK,
         /**
-         * A name the storage listed that no request can name exactly (it holds a NUL or a lone surrogate, which
-         * the encoding of a request would drop or turn into another name): reported, never opened.
+         * A name the storage listed that no request can name exactly (a NUL or a lone surrogate, which the encoding
+         * of a request would drop or turn into another name; on Azure, a {@code .} or {@code ..} segment, which the
+         * service resolves): reported, never opened.
          */
         INVALID_NAME
     }

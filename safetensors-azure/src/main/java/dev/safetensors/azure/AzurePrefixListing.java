@@ -121,6 +121,12 @@ final class AzurePrefixListing extends PagedListing {
                 continue;
             }
             inOrder(blob);
+            if (dotSegment(blob)) {
+                // the service resolves . and .. segments, escaped or not: no request names this blob exactly, and
+                // asking for it would read the blob it resolves to
+                entries.add(ListEntry.special(at.locationOf(blob), ListEntry.Kind.INVALID_NAME));
+                continue;
+            }
             if (!blob.endsWith("/") && !Boolean.TRUE.equals(item.isDeleted())) {
                 BlobItemProperties p = item.getProperties();
                 Long size = p == null ? null : p.getContentLength();
@@ -130,6 +136,16 @@ final class AzurePrefixListing extends PagedListing {
             }
         }
         return new Page(entries, page.getContinuationToken());
+    }
+
+    /** @return whether a segment of the name is {@code .} or {@code ..} */
+    static boolean dotSegment(String blob) {
+        for (String segment : blob.split("/", -1)) {
+            if (segment.equals(".") || segment.equals("..")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return whether the failure comes from reading the answer's XML (or another format the SDK tried) */

@@ -131,6 +131,17 @@ class AzurePrefixListingMisbehaviourTest {
     }
 
     @Test
+    void aNameWithADotDotSegmentIsAnInvalidNameEntryNeverTheBlobItResolvesTo() throws Exception {
+        answer(page(null, "p/a/../secret.safetensors", "p/b.safetensors"));
+        try (Listing listing = list(ListOptions.DEFAULT.withRecursive(true))) {
+            ListEntry dots = listing.next();
+            assertEquals(ListEntry.Kind.INVALID_NAME, dots.kind(), dots.toString());
+            assertEquals(ListEntry.Kind.FILE, listing.next().kind());
+            assertFalse(listing.hasNext());
+        }
+    }
+
+    @Test
     void aCycleOfSixtyFiveMarkersEndsWhenItsFirstBlobComesBack() throws Exception {
         // one marker past what is remembered: only the order of the names shows the cycle
         int cycle = dev.safetensors.spi.PagedListing.REMEMBERED_TOKENS + 1;

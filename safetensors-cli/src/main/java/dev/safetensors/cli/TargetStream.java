@@ -222,8 +222,8 @@ final class TargetStream implements Iterator<Target> {
                     + " cannot be listed, so nothing it holds was checked (check its permissions, or run as a user"
                     + " who may read it)", null);
             case INVALID_NAME -> Failure.of(Status.ERROR, ErrorCode.INVALID_LISTING.name(), "the listing names an"
-                    + " object no request can name exactly (its name holds a NUL or a lone surrogate, shown here"
-                    + " as U+FFFD): it was not opened", null);
+                    + " object no request can name exactly (a NUL, a lone surrogate shown here as U+FFFD, or a . or"
+                    + " .. segment the store resolves): it was not opened", null);
             case FOLDER_LINK, LOOP -> null;
             default -> Failure.of(Status.ERROR, ErrorCode.IO_ERROR.name(), "the folder could not be listed (it"
                     + " failed, or went during the walk), so nothing it holds was checked", null);
