@@ -72,7 +72,11 @@ final class GcsPrefixListing extends BucketListing {
             if (!listed(object, "the object")) {
                 continue;
             }
-            if (!object.endsWith("/")) {
+            if (object.equals(".") || object.equals("..")) {
+                // no object may be named so (Cloud Storage's naming rules), and its escaped name, alone in the
+                // request path, would be a dot segment that HTTP resolves
+                entries.add(ListEntry.special(at.locationOf(object), ListEntry.Kind.INVALID_NAME));
+            } else if (!object.endsWith("/")) {
                 Long size = b.getSize();
                 Long generation = b.getGeneration();
                 Instant updated = b.getUpdateTimeOffsetDateTime() == null ? null

@@ -170,6 +170,16 @@ class GcsPrefixListingTest {
     }
 
     @Test
+    void aWholeBucketNamingAnObjectDotDotIsAnInvalidNameEntry() throws Exception {
+        stubPage(null, named(null, "..", "a.safetensors"));
+        try (Listing listing = new GcsSourceProvider(storage).list(Location.parse("gs://models/"),
+                ListOptions.DEFAULT.withRecursive(true))) {
+            assertEquals(List.of(ListEntry.Kind.INVALID_NAME, ListEntry.Kind.FILE),
+                    drain(listing).stream().map(ListEntry::kind).toList());
+        }
+    }
+
+    @Test
     void aCycleOfSixtyFiveTokensEndsWhenItsFirstNameComesBack() throws Exception {
         int cycle = dev.safetensors.spi.PagedListing.REMEMBERED_TOKENS + 1;
         stubPage(null, named("t1", "run/k000.safetensors"));
