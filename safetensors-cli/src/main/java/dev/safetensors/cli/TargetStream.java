@@ -225,8 +225,8 @@ final class TargetStream implements Iterator<Target> {
                     + " object no request can name exactly (a NUL, a lone surrogate shown here as U+FFFD, or a . or"
                     + " .. segment the store resolves): it was not opened", null);
             case FOLDER_LINK, LOOP -> null;
-            default -> Failure.of(Status.ERROR, ErrorCode.IO_ERROR.name(), "the folder could not be listed (it"
-                    + " failed, or went during the walk), so nothing it holds was checked", null);
+            default -> Failure.of(Status.ERROR, ErrorCode.IO_ERROR.name(), "could not be read while listing (the"
+                    + " file system failed, or it went during the walk), so nothing it holds was checked", null);
         };
         if (failure == null) {
             notFollowed++;
