@@ -31,8 +31,21 @@ public record ListEntry(Location location, long size, Optional<String> version, 
         DANGLING_LINK,
         /** A symbolic link to a folder that contains it: followed, the walk would never end. */
         LOOP,
-        /** A folder that could not be read (permissions, or removed during the walk). */
-        UNREADABLE
+        /** A folder that could not be read: the file system failed while listing it, or it went during the walk. */
+        UNREADABLE,
+        /** A folder whose listing the file system refused (its permissions): what it holds was not listed. */
+        DENIED,
+        /**
+         * A symbolic link to a folder met by a recursive walk, which does not follow it: a walk never leaves its root
+         * through a link, and never lists a folder twice (a folder inside the root is listed under its own name).
+         */
+        FOLDER_LINK,
+        /**
+         * A name the storage listed that no request can name exactly (a NUL or a lone surrogate, which the encoding
+         * of a request would drop or turn into another name; on Azure, a {@code .} or {@code ..} segment, which the
+         * service resolves): reported, never opened.
+         */
+        INVALID_NAME
     }
 
     /**

@@ -48,21 +48,55 @@ public abstract class BucketListing extends PagedListing {
     }
 
     /**
-     * Checks a key (or a common prefix) the storage listed.
+     * Whether this storage lists keys in UTF-8 binary order, so that each key is checked to come after the one
+     * before ({@link #inOrder}). S3 general purpose buckets, Cloud Storage and Azure Blob do; a backend whose
+     * storage does not (S3 directory buckets) says so here.
+     *
+     * @return {@code true} unless overridden
+     */
+    protected boolean listsInOrder() {
+        return true;
+    }
+
+    /**
+     * Checks a key the storage listed: under the prefix asked and, where the storage lists in order, after the key
+     * before it, so that a key listed twice (a cycle of continuation tokens of any length) ends the listing.
      *
      * @param key  the key as listed
-     * @param what what it is, for the message: {@code "the key"}, {@code "the prefix"}
+     * @param what what it is, for the message: {@code "the key"}, {@code "the object"}
      * @return {@code false} for the prefix's own folder placeholder (which consoles create), to be skipped;
      *         {@code true} for a key under the prefix
-     * @throws StorageException {@link ErrorCode#INVALID_LISTING} if the key lies outside the prefix asked
+     * @throws StorageException {@link ErrorCode#INVALID_LISTING} if the key lies outside the prefix asked or comes
+     *                          out of order
      */
     protected final boolean listed(String key, String what) throws StorageException {
         if (key != null && key.equals(at.prefix())) {
             return false;
         }
         if (!at.holds(key)) {
-            throw invalid("the listing names " + what + " '" + key + "', outside the prefix asked");
+            throw invalid("the listing names " + what + " '" + SourceNames.clip(String.valueOf(key))
+                    + "', outside the prefix asked");
+        }
+        if (listsInOrder()) {
+            inOrder(key);
         }
         return true;
+    }
+
+    /**
+     * Checks a common prefix (a folder of a one-level listing) the storage listed: under the prefix asked and, where
+     * the storage lists in order, not before the prefix listed before it.
+     *
+     * @param prefix the common prefix as listed
+     * @return {@code false} for a repeat of the prefix listed just before (the top of a new page), to be skipped
+     * @throws StorageException {@link ErrorCode#INVALID_LISTING} if it lies outside the prefix asked or comes out of
+     *                          order
+     */
+    protected final boolean listedPrefix(String prefix) throws StorageException {
+        if (!at.holds(prefix)) {
+            throw invalid("the listing names the prefix '" + SourceNames.clip(String.valueOf(prefix))
+                    + "', outside the prefix asked");
+        }
+        return !listsInOrder() || inOrderPrefix(prefix);
     }
 }

@@ -2,10 +2,12 @@ package dev.safetensors.spi;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.ListEntry;
 import dev.safetensors.Location;
 
 import java.io.IOException;
 import java.net.URI;
+import java.time.Instant;
 
 /**
  * A prefix of an object store written as {@code SCHEME://BUCKET[/PREFIX]}: the bucket (the URI's authority) and the
@@ -59,6 +61,37 @@ public record BucketPrefix(String scheme, String bucket, String prefix) {
             path.append('/').append(Location.encodeSegment(segment));
         }
         return Location.parse(path.toString());
+    }
+
+    /**
+     * The entry of an object the storage listed, with its location ({@link #locationOf}); an object whose key no
+     * request can name exactly ({@link SourceNames#nameable}) is an {@link ListEntry.Kind#INVALID_NAME} entry instead,
+     * never a file to open.
+     *
+     * @param key          the object's key
+     * @param size         its size, or {@code -1}
+     * @param version      its version, or {@code null}
+     * @param lastModified when it was written, or {@code null}
+     * @return its entry
+     */
+    public ListEntry fileEntry(String key, long size, String version, Instant lastModified) {
+        return SourceNames.nameable(key) ? ListEntry.file(locationOf(key), size, version, lastModified)
+                : unnameable(key);
+    }
+
+    /**
+     * @param prefix a common prefix the storage listed (a folder of a one-level listing)
+     * @return its {@link ListEntry.Kind#FOLDER} entry, or an {@link ListEntry.Kind#INVALID_NAME} one when no request
+     *         can name it exactly
+     */
+    public ListEntry folderEntry(String prefix) {
+        return SourceNames.nameable(prefix) ? ListEntry.special(locationOf(prefix), ListEntry.Kind.FOLDER)
+                : unnameable(prefix);
+    }
+
+    /** The entry of a key no request can name, located by its {@linkplain SourceNames#shown shown} form. */
+    private ListEntry unnameable(String key) {
+        return ListEntry.special(locationOf(SourceNames.shown(key)), ListEntry.Kind.INVALID_NAME);
     }
 
     /** @return {@code SCHEME://BUCKET/PREFIX}, for messages */

@@ -20,8 +20,12 @@ import java.util.Objects;
 /**
  * The one {@link Listing} every paging backend extends: it fetches one page at a time, only when the previous one is
  * consumed (memory holds one page), and checks every page before handing out its entries: no more entries than the
- * backend's page bound, no continuation token seen among the last {@value #REMEMBERED_TOKENS}, no more pages or
- * entries than {@link ListOptions} allows. A failed check is a {@link StorageException} with
+ * backend's page bound, no continuation token seen among the last {@value #REMEMBERED_TOKENS}, no more pages,
+ * entries or empty pages in a row than {@link ListOptions} allows, and no more time spent on requests than
+ * {@link ListOptions#maxTime()} (measured with the policy's {@link TimeSource}). A storage that lists in order
+ * (S3, Cloud Storage and Azure Blob list in UTF-8 binary order) also has each key checked to come after the one
+ * before ({@link #inOrder}, {@link #inOrderPrefix}): a key listed twice, whatever the length of the cycle of tokens
+ * that brought it back, is refused in constant memory. A failed check is a {@link StorageException} with
  * {@link ErrorCode#INVALID_LISTING}; an interrupted thread ends with {@link ErrorCode#INTERRUPTED}; {@link #close()}
  * from any thread ends the listing before its next request (after at most one backoff step when it is waiting to
  * retry).
@@ -80,6 +84,11 @@ public abstract class PagedListing implements Listing {
     private boolean last;
     private long pages;
     private long entries;
+    private int emptyPages;
+    /** The nanoseconds spent on requests so far (retries and their waits included). */
+    private long spentNanos;
+    private String lastKey;
+    private String lastPrefix;
     private volatile boolean closed;
     /** The attempt of the current page under way, from 1. */
     private int attempt;
@@ -225,7 +234,14 @@ public abstract class PagedListing implements Listing {
             throw invalid("the listing did not end after " + pages + " pages (the bound)");
         }
         counter.request();
-        Page page = fetchWithRetries();
+        TimeSource time = policy.time();
+        long began = time.nanoTime();
+        Page page;
+        try {
+            page = fetchWithRetries(began);
+        } finally {
+            spentNanos += Math.max(0, time.nanoTime() - began);
+        }
         if (page == null) {
             return; // closed while waiting to retry
         }
@@ -241,7 +257,13 @@ public abstract class PagedListing implements Listing {
             throw invalid("the listing holds more than " + options.maxEntries() + " entries (the bound)");
         }
         String next = page.nextToken();
+        emptyPages = got.isEmpty() ? emptyPages + 1 : 0;
+        if (next != null && emptyPages >= options.maxEmptyPages()) {
+            // an endless run of fresh tokens over nothing: each page costs a request and shows nothing
+            throw invalid(emptyPages + " pages in a row held no entry and the listing still did not end (the bound)");
+        }
         if (next != null) {
+            checkTime();
             if (next.equals(token) || recentTokens.contains(next)) {
                 throw invalid("page " + pages + " repeats an earlier continuation token: the listing would not end");
             }
@@ -260,8 +282,11 @@ public abstract class PagedListing implements Listing {
      *
      * @return the page, or {@code null} if the listing was closed while waiting to retry
      */
-    private Page fetchWithRetries() throws IOException {
+    private Page fetchWithRetries(long began) throws IOException {
         for (attempt = 1; ; attempt++) {
+            if (attempt > 1 && spentNanos + (policy.time().nanoTime() - began) > options.maxTime().toNanos()) {
+                throw invalid("the listing did not end within " + options.maxTime() + " of requests (the bound)");
+            }
             retryableAnswer = null;
             retryAfter = null;
             IOException failure;
@@ -310,6 +335,68 @@ public abstract class PagedListing implements Listing {
             throw new StorageException(ErrorCode.INTERRUPTED, name, "the listing was interrupted while waiting to"
                     + " retry page " + (pages + 1));
         }
+    }
+
+    private void checkTime() throws StorageException {
+        if (spentNanos > options.maxTime().toNanos()) {
+            throw invalid("the listing did not end within " + options.maxTime() + " of requests (the bound)");
+        }
+    }
+
+    /**
+     * Checks that a key comes strictly after the key listed before it, for a backend whose storage lists keys in
+     * UTF-8 binary order: a key listed twice, or a page that goes back (a cycle of continuation tokens of any
+     * length), is refused. Keys are compared by code point, which is UTF-8 binary order.
+     *
+     * @param key an object key as listed (not a common prefix: see {@link #inOrderPrefix})
+     * @throws StorageException {@link ErrorCode#INVALID_LISTING} if it does not come after the previous key
+     */
+    protected final void inOrder(String key) throws StorageException {
+        if (lastKey != null && compareCodePoints(key, lastKey) <= 0) {
+            throw invalid("the listing names '" + SourceNames.clip(key) + "' after '" + SourceNames.clip(lastKey)
+                    + "': a storage that lists in order names each key once, in order");
+        }
+        lastKey = key;
+    }
+
+    /**
+     * Checks that a common prefix (a folder of a one-level listing) does not come before the one listed before it.
+     * The same prefix may come again at the top of the next page (Cloud Storage leaves out duplicate prefixes only
+     * within a page), so a repeat of the last one is to be skipped, not refused.
+     *
+     * @param prefix a common prefix as listed
+     * @return {@code true} for a new prefix, {@code false} for a repeat of the last one, to be skipped
+     * @throws StorageException {@link ErrorCode#INVALID_LISTING} if it comes before the previous prefix
+     */
+    protected final boolean inOrderPrefix(String prefix) throws StorageException {
+        if (lastPrefix != null) {
+            int order = compareCodePoints(prefix, lastPrefix);
+            if (order == 0) {
+                return false;
+            }
+            if (order < 0) {
+                throw invalid("the listing names the prefix '" + SourceNames.clip(prefix) + "' after '"
+                        + SourceNames.clip(lastPrefix) + "': a storage that lists in order names prefixes in order");
+            }
+        }
+        lastPrefix = prefix;
+        return true;
+    }
+
+    /** UTF-8 binary order, which is code point order (not {@link String#compareTo}'s UTF-16 order). */
+    static int compareCodePoints(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int ca = a.codePointAt(i);
+            int cb = b.codePointAt(j);
+            if (ca != cb) {
+                return Integer.compare(ca, cb);
+            }
+            i += Character.charCount(ca);
+            j += Character.charCount(cb);
+        }
+        return Boolean.compare(i < a.length(), j < b.length());
     }
 
     /** @return how many pages were fetched so far */

@@ -56,4 +56,46 @@ public final class SourceNames {
         }
         return sb.toString();
     }
+
+    /**
+     * Whether a request can name this listed name exactly. A NUL cannot travel in a request (clients and stores cut
+     * or refuse it), and a lone surrogate has no UTF-8 form: encoding turns it into {@code ?}, so a name holding a
+     * lone surrogate between {@code c} and {@code d} would be requested as the object {@code c?d}, another object.
+     * A listing names such an entry {@link dev.safetensors.ListEntry.Kind#INVALID_NAME}, located by {@link #shown}.
+     *
+     * @param name a key or path as a storage listed it
+     * @return whether it holds neither a NUL nor a lone surrogate
+     */
+    public static boolean nameable(String name) {
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (c == 0) {
+                return false;
+            }
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                i++;
+            } else if (Character.isSurrogate(c)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @param name a key or path as a storage listed it
+     * @return the name with each lone surrogate replaced by U+FFFD, to show (never to request) a name that is not
+     *         {@link #nameable}
+     */
+    public static String shown(String name) {
+        StringBuilder shown = new StringBuilder(name.length());
+        for (int i = 0; i < name.length(); i++) {
+            char c = name.charAt(i);
+            if (Character.isHighSurrogate(c) && i + 1 < name.length() && Character.isLowSurrogate(name.charAt(i + 1))) {
+                shown.append(c).append(name.charAt(++i));
+            } else {
+                shown.append(Character.isSurrogate(c) ? '\uFFFD' : c);
+            }
+        }
+        return shown.toString();
+    }
 }

@@ -111,17 +111,41 @@ final class AzurePrefixListing extends PagedListing {
                 throw invalid("the listing names '" + SourceNames.clip(String.valueOf(blob))
                         + "', outside the prefix asked");
             }
+            // List Blobs returns names in alphabetical (UTF-8 binary) order ("Blobs are listed in alphabetical order
+            // in the response body", Azure Blob REST API, List Blobs), blobs and prefixes each: so each name is
+            // checked to come after the one before, and a name listed twice ends the listing
             if (Boolean.TRUE.equals(item.isPrefix())) {
-                entries.add(ListEntry.special(at.locationOf(blob), ListEntry.Kind.FOLDER));
-            } else if (!blob.endsWith("/") && !Boolean.TRUE.equals(item.isDeleted())) {
+                if (inOrderPrefix(blob)) {
+                    entries.add(at.folderEntry(blob));
+                }
+                continue;
+            }
+            inOrder(blob);
+            if (dotSegment(blob)) {
+                // the service resolves . and .. segments, escaped or not: no request names this blob exactly, and
+                // asking for it would read the blob it resolves to
+                entries.add(ListEntry.special(at.locationOf(blob), ListEntry.Kind.INVALID_NAME));
+                continue;
+            }
+            if (!blob.endsWith("/") && !Boolean.TRUE.equals(item.isDeleted())) {
                 BlobItemProperties p = item.getProperties();
                 Long size = p == null ? null : p.getContentLength();
                 Instant modified = p == null || p.getLastModified() == null ? null : p.getLastModified().toInstant();
                 String etag = p == null ? null : p.getETag();
-                entries.add(ListEntry.file(at.locationOf(blob), size == null ? -1 : size, etag, modified));
+                entries.add(at.fileEntry(blob, size == null ? -1 : size, etag, modified));
             }
         }
         return new Page(entries, page.getContinuationToken());
+    }
+
+    /** @return whether a segment of the name is {@code .} or {@code ..} */
+    static boolean dotSegment(String blob) {
+        for (String segment : blob.split("/", -1)) {
+            if (segment.equals(".") || segment.equals("..")) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return whether the failure comes from reading the answer's XML (or another format the SDK tried) */

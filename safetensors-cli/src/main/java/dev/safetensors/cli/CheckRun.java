@@ -153,7 +153,7 @@ final class CheckRun {
             return Status.ERROR.exitCode();
         }
         if (many || targets.listedAny()) {
-            summary.print(err, targets.listingRequests());
+            summary.print(err, targets.listingRequests(), targets.notFollowed(), targets.firstNotFollowed());
         }
         return worst.exitCode();
     }

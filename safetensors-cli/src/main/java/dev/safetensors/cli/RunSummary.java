@@ -6,7 +6,8 @@ import java.util.Map;
 
 /**
  * Counts results per status as they stream by, and prints the closing line on stderr:
- * {@code safetensors: 5000 results: 4998 ok, 1 invalid, 1 error; listing: 5 requests}. Only results on files and
+ * {@code safetensors: 5000 results: 4998 ok, 1 invalid, 1 error; listing: 5 requests}, and what a recursive walk
+ * did not follow ({@code ; not followed: 2 links to a folder or loop (models/latest, ...)}). Only results on files and
  * shards are counted (a checkpoint's aggregate line repeats its shards' verdicts). Not thread-safe: fed on the
  * thread that prints results.
  */
@@ -36,8 +37,10 @@ final class RunSummary {
     /**
      * @param err             stderr
      * @param listingRequests the requests spent listing folders and prefixes
+     * @param notFollowed     the links to folders and loops the listings did not follow
+     * @param first           the first of them, as shown, or {@code null}
      */
-    void print(PrintStream err, long listingRequests) {
+    void print(PrintStream err, long listingRequests, long notFollowed, String first) {
         StringBuilder line = new StringBuilder("safetensors: ").append(total).append(total == 1 ? " result" : " results");
         String sep = ": ";
         for (Status s : Status.values()) {
@@ -48,6 +51,12 @@ final class RunSummary {
             }
         }
         line.append("; listing: ").append(listingRequests).append(listingRequests == 1 ? " request" : " requests");
+        if (notFollowed > 0) {
+            // said, never silent: what a recursive walk did not enter was not checked
+            line.append("; not followed: ").append(notFollowed).append(notFollowed == 1 ? " link" : " links")
+                    .append(" to a folder or loop (").append(Sanitized.line(String.valueOf(first), 200))
+                    .append(notFollowed == 1 ? ")" : ", ...)");
+        }
         err.println(line);
         err.flush();
     }

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;
 import dev.safetensors.Location;
 import dev.safetensors.ListEntry;
@@ -13,9 +14,11 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -26,7 +29,12 @@ import java.util.regex.Pattern;
  * registry and its selected entries become targets; an index is expanded into its shards; anything else is one
  * file. Memory stays flat however long the listing: only the shards of indexes already seen are remembered (so a
  * shard is checked once, under its index), and shard-named files ({@code NAME-00001-of-00002.safetensors}) wait
- * until their prefix is listed whole, in case their index comes after them.
+ * until their prefix is listed whole, in case their index comes after them. Both are bounded by
+ * {@link ListOptions#maxHeldBack()} per listing: past it the oldest waiting file is checked on its own at once, and
+ * the oldest remembered shard is forgotten (listed later, it is checked on its own too), so a file may be checked
+ * twice, never skipped. What the listing could not walk or name becomes an {@code ERROR} target: a subfolder whose
+ * reading was refused ({@code ACCESS_DENIED}) or failed ({@code IO_ERROR}), a name no request can name
+ * ({@code INVALID_LISTING}); links to folders and loops a walk does not follow are counted ({@link #notFollowed()}).
  */
 final class TargetStream implements Iterator<Target> {
     private static final Pattern SHARD_NAME = Pattern.compile(".*-\\d{5}-of-\\d{5}\\.safetensors");
@@ -42,9 +50,14 @@ final class TargetStream implements Iterator<Target> {
     private boolean listedAny;
     private PrefixSelection listing;
     private String listed;
-    private final Set<String> claimed = new HashSet<>();
+    private final ListOptions base;
+    /** The shards of indexes seen in the listing under way, oldest first, not listed yet. */
+    private final Set<String> claimed = new LinkedHashSet<>();
     private final List<Location> prefixes = new ArrayList<>();
-    private final List<Target.File> waiting = new ArrayList<>();
+    /** Shard-named files waiting for their index, oldest first, by location text. */
+    private final Map<String, Target.File> waiting = new LinkedHashMap<>();
+    private long notFollowed;
+    private String firstNotFollowed;
 
     /**
      * @param locations the locations to examine, in order
@@ -53,6 +66,19 @@ final class TargetStream implements Iterator<Target> {
      * @param limits    the bounds on indexes and listings
      */
     TargetStream(Iterator<String> locations, SourceArguments arguments, SourceOpener opener, Limits limits) {
+        this(locations, arguments, opener, limits, ListOptions.DEFAULT);
+    }
+
+    /**
+     * @param locations the locations to examine, in order
+     * @param arguments the selection options
+     * @param opener    opens indexes and lists prefixes
+     * @param limits    the bounds on indexes and listings
+     * @param base      the listing options before {@code --recursive}: page size and bounds
+     */
+    TargetStream(Iterator<String> locations, SourceArguments arguments, SourceOpener opener, Limits limits,
+                 ListOptions base) {
+        this.base = base;
         this.locations = locations;
         this.arguments = arguments;
         this.opener = opener;
@@ -69,6 +95,21 @@ final class TargetStream implements Iterator<Target> {
     /** @return the folders and prefixes listed (or tried) so far, as given */
     List<Location> listedPrefixes() {
         return List.copyOf(prefixes);
+    }
+
+    /** @return the links to folders and the loops that listings met and did not follow, so far */
+    long notFollowed() {
+        return notFollowed;
+    }
+
+    /** @return the first of {@link #notFollowed()}, as shown, or {@code null} */
+    String firstNotFollowed() {
+        return firstNotFollowed;
+    }
+
+    /** @return how many entries the listing under way holds back: waiting files and remembered shards */
+    int heldBack() {
+        return waiting.size() + claimed.size();
     }
 
     /** @return the listing requests (pages) spent so far */
@@ -104,7 +145,7 @@ final class TargetStream implements Iterator<Target> {
             addExpanded(text);
             return;
         }
-        ListOptions options = ListOptions.DEFAULT.withRecursive(arguments.recursive);
+        ListOptions options = base.withRecursive(arguments.recursive);
         listedAny = true;
         prefixes.add(where);
         try {
@@ -144,12 +185,20 @@ final class TargetStream implements Iterator<Target> {
                 ListEntry entry = listing.next();
                 String text = entry.location().text();
                 String name = PrefixSelection.name(entry.location());
-                if (entry.isFile() && name.endsWith(Location.INDEX_SUFFIX)) {
+                if (PrefixSelection.unwalked(entry)) {
+                    unwalked(entry);
+                } else if (entry.isFile() && name.endsWith(Location.INDEX_SUFFIX)) {
                     addExpanded(text);
                 } else if (claimed.remove(text)) {
                     return; // checked under its index
                 } else if (entry.isFile() && SHARD_NAME.matcher(name).matches()) {
-                    waiting.add(Target.File.of(Location.parse(text)));
+                    waiting.put(text, Target.File.of(Location.parse(text)));
+                    if (waiting.size() > base.maxHeldBack()) {
+                        // its index, if any, did not come within the bound: checked on its own rather than held
+                        Iterator<Target.File> oldest = waiting.values().iterator();
+                        ready.add(oldest.next());
+                        oldest.remove();
+                    }
                 } else {
                     ready.add(Target.File.of(Location.parse(text)));
                 }
@@ -165,15 +214,35 @@ final class TargetStream implements Iterator<Target> {
         }
     }
 
+    /** What the listing could not walk or name: an {@code ERROR} target, or a count for what was not followed. */
+    private void unwalked(ListEntry entry) {
+        String shown = entry.location().display();
+        Failure failure = switch (entry.kind()) {
+            case DENIED -> Failure.of(Status.ERROR, ErrorCode.ACCESS_DENIED.name(), "permission denied: the folder"
+                    + " cannot be listed, so nothing it holds was checked (check its permissions, or run as a user"
+                    + " who may read it)", null);
+            case INVALID_NAME -> Failure.of(Status.ERROR, ErrorCode.INVALID_LISTING.name(), "the listing names an"
+                    + " object no request can name exactly (a NUL, a lone surrogate shown here as U+FFFD, or a . or"
+                    + " .. segment the store resolves): it was not opened", null);
+            case FOLDER_LINK, LOOP -> null;
+            default -> Failure.of(Status.ERROR, ErrorCode.IO_ERROR.name(), "could not be read while listing (the"
+                    + " file system failed, or it went during the walk), so nothing it holds was checked", null);
+        };
+        if (failure == null) {
+            notFollowed++;
+            if (firstNotFollowed == null) {
+                firstNotFollowed = shown;
+            }
+            return;
+        }
+        ready.add(Target.Checkpoint.failed(shown, failure, SourceStatistics.NONE));
+    }
+
     private void endListing() {
         listingRequests += listing.cost().requests();
         listing.close();
         listing = null;
-        for (Target.File f : waiting) {
-            if (!claimed.contains(f.location().text())) {
-                ready.add(f);
-            }
-        }
+        ready.addAll(waiting.values());
         waiting.clear();
         claimed.clear();
     }
@@ -183,8 +252,11 @@ final class TargetStream implements Iterator<Target> {
             if (t instanceof Target.Checkpoint c && listing != null) {
                 for (Target.File shard : c.shards()) {
                     String s = shard.location().text();
-                    if (!waiting.removeIf(w -> w.location().text().equals(s))) {
-                        claimed.add(s);
+                    if (waiting.remove(s) == null && claimed.add(s) && claimed.size() > base.maxHeldBack()) {
+                        // forgotten: listed later, that shard is checked on its own as well
+                        Iterator<String> oldest = claimed.iterator();
+                        oldest.next();
+                        oldest.remove();
                     }
                 }
             }

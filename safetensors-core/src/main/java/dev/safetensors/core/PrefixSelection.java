@@ -15,8 +15,11 @@ import java.util.Objects;
  * The entries of a folder or prefix that a check reads: listed lazily through a {@link SourceRegistry}, kept when
  * their file name matches an include glob and no exclude glob. Entries that are not regular objects (a FIFO, a
  * dangling link, a folder named like a file) are kept on the same rule, so the caller reports them instead of losing
- * them; plain subfolders and prefixes that match no glob are skipped. The command and the Spark source select
- * through here. Not thread-safe; {@link #close()} cancels.
+ * them; plain subfolders and prefixes that match no glob are skipped. An entry that stands for what the listing could
+ * not walk or name ({@link #unwalked}: a folder whose reading was refused or failed, a link or loop not followed, a
+ * name no request can name) is kept whatever its name, unless an exclude glob matches it: what it hides may be what
+ * the globs ask for, so the caller says so. The command and the Spark source select through here. Not thread-safe;
+ * {@link #close()} cancels.
  */
 public final class PrefixSelection implements AutoCloseable {
     private final Listing listing;
@@ -63,6 +66,20 @@ public final class PrefixSelection implements AutoCloseable {
     }
 
     /**
+     * @param entry an entry of a listing
+     * @return whether it stands for something the listing did not walk or cannot name: a folder whose reading was
+     *         refused ({@link ListEntry.Kind#DENIED}) or failed ({@link ListEntry.Kind#UNREADABLE}), a link to a
+     *         folder or a loop not followed ({@link ListEntry.Kind#FOLDER_LINK}, {@link ListEntry.Kind#LOOP}), a
+     *         name no request can name ({@link ListEntry.Kind#INVALID_NAME})
+     */
+    public static boolean unwalked(ListEntry entry) {
+        return switch (entry.kind()) {
+            case DENIED, UNREADABLE, FOLDER_LINK, LOOP, INVALID_NAME -> true;
+            case FILE, FOLDER, FIFO, DEVICE, DANGLING_LINK -> false;
+        };
+    }
+
+    /**
      * @return whether another selected entry follows
      * @throws IOException if the listing fails
      */
@@ -70,7 +87,7 @@ public final class PrefixSelection implements AutoCloseable {
         while (pending == null && listing.hasNext()) {
             ListEntry e = listing.next();
             String name = name(e.location());
-            if (NameGlob.any(include, name) && !NameGlob.any(exclude, name)) {
+            if ((unwalked(e) || NameGlob.any(include, name)) && !NameGlob.any(exclude, name)) {
                 pending = e;
             }
         }

@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -55,7 +56,28 @@ class FolderListingTest {
         assertEquals(Map.of("a.safetensors", ListEntry.Kind.FILE, "dangling.safetensors", ListEntry.Kind.DANGLING_LINK,
                 "pipe.safetensors", ListEntry.Kind.FIFO, "sub", ListEntry.Kind.FOLDER, "sub/deeper",
                 ListEntry.Kind.FOLDER, "sub/deeper/b.safetensors", ListEntry.Kind.FILE, "sub/loop",
-                ListEntry.Kind.LOOP), list(dir, true));
+                ListEntry.Kind.FOLDER_LINK), list(dir, true));
+    }
+
+    @Test
+    void whatAWalkDidNotEnterIsSelectedWhateverItsName() throws Exception {
+        Files.write(dir.resolve("a.safetensors"), new byte[1]);
+        Files.write(dir.resolve("notes.txt"), new byte[1]);
+        Files.createDirectories(dir.resolve("checkpoint-1000"));
+        Files.createSymbolicLink(dir.resolve("latest"), dir.resolve("checkpoint-1000"));
+        Files.createSymbolicLink(dir.resolve("skipped"), dir.resolve("checkpoint-1000"));
+        Map<String, ListEntry.Kind> selected = new TreeMap<>();
+        try (SourceRegistry registry = SourceRegistry.builder().build();
+             PrefixSelection s = PrefixSelection.open(registry, Location.of(dir),
+                     ListOptions.DEFAULT.withRecursive(true), List.of(NameGlob.compile("*.safetensors")),
+                     List.of(NameGlob.compile("skip*")))) {
+            while (s.hasNext()) {
+                ListEntry e = s.next();
+                selected.put(dir.relativize(Path.of(e.location().text())).toString(), e.kind());
+            }
+        }
+        assertEquals(Map.of("a.safetensors", ListEntry.Kind.FILE, "latest", ListEntry.Kind.FOLDER_LINK), selected,
+                "a link not followed is said; an excluded name is not; a plain folder and other files are not");
     }
 
     @Test

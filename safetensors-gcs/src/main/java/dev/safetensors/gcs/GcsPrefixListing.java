@@ -58,19 +58,30 @@ final class GcsPrefixListing extends BucketListing {
                     + dev.safetensors.spi.SourceNames.clip(String.valueOf(e.getMessage())), e);
         }
         List<ListEntry> entries = new ArrayList<>();
+        // objects.list returns objects "ordered in the list lexicographically by name" (Cloud Storage docs, List
+        // objects), items and prefixes each: so each name is checked to come after the one before, and a name
+        // listed twice ends the listing
         for (Blob b : page.getValues()) {
             String object = b.getName();
+            if (b.isDirectory()) {
+                if (listedPrefix(object)) {
+                    entries.add(at.folderEntry(object));
+                }
+                continue;
+            }
             if (!listed(object, "the object")) {
                 continue;
             }
-            if (b.isDirectory()) {
-                entries.add(ListEntry.special(at.locationOf(object), ListEntry.Kind.FOLDER));
+            if (object.equals(".") || object.equals("..")) {
+                // no object may be named so (Cloud Storage's naming rules), and its escaped name, alone in the
+                // request path, would be a dot segment that HTTP resolves
+                entries.add(ListEntry.special(at.locationOf(object), ListEntry.Kind.INVALID_NAME));
             } else if (!object.endsWith("/")) {
                 Long size = b.getSize();
                 Long generation = b.getGeneration();
                 Instant updated = b.getUpdateTimeOffsetDateTime() == null ? null
                         : b.getUpdateTimeOffsetDateTime().toInstant();
-                entries.add(ListEntry.file(at.locationOf(object), size == null ? -1 : size,
+                entries.add(at.fileEntry(object, size == null ? -1 : size,
                         generation == null ? null : generation.toString(), updated));
             }
         }

@@ -139,4 +139,73 @@ class GcsPrefixListingTest {
             assertTrue(e.getMessage().contains("storage.objects.list"), e.getMessage());
         }
     }
+
+    private static String named(String next, String... jsonNames) {
+        StringBuilder json = new StringBuilder("{\"kind\":\"storage#objects\",\"items\":[");
+        String sep = "";
+        for (String name : jsonNames) {
+            json.append(sep).append("{\"kind\":\"storage#object\",\"bucket\":\"models\",\"name\":\"")
+                    .append(name).append("\",\"size\":\"8\",\"generation\":\"1\"}");
+            sep = ",";
+        }
+        json.append(']');
+        if (next != null) {
+            json.append(",\"nextPageToken\":\"").append(next).append('"');
+        }
+        return json.append('}').toString();
+    }
+
+    @Test
+    void aNameHoldingANulOrALoneSurrogateIsAnInvalidNameEntryNotDroppedNorAnotherObject() throws Exception {
+        // JSON escapes: a NUL, and a lone low surrogate that UTF-8 encoding would turn into '?' (the object c?d)
+        stubPage(null, named(null, "run/a\\u0000b.safetensors", "run/c\\udc00d.safetensors", "run/ok.safetensors"));
+        try (Listing listing = new GcsSourceProvider(storage).list(Location.parse("gs://models/run/"),
+                ListOptions.DEFAULT.withRecursive(true))) {
+            List<ListEntry> all = drain(listing);
+            assertEquals(List.of(ListEntry.Kind.INVALID_NAME, ListEntry.Kind.INVALID_NAME, ListEntry.Kind.FILE),
+                    all.stream().map(ListEntry::kind).toList());
+            assertEquals("gs://models/run/a%00b.safetensors", all.get(0).location().text());
+            assertTrue(!all.get(1).location().text().contains("%3F"), all.get(1).location().text());
+        }
+    }
+
+    @Test
+    void aWholeBucketNamingAnObjectDotDotIsAnInvalidNameEntry() throws Exception {
+        stubPage(null, named(null, "..", "a.safetensors"));
+        try (Listing listing = new GcsSourceProvider(storage).list(Location.parse("gs://models/"),
+                ListOptions.DEFAULT.withRecursive(true))) {
+            assertEquals(List.of(ListEntry.Kind.INVALID_NAME, ListEntry.Kind.FILE),
+                    drain(listing).stream().map(ListEntry::kind).toList());
+        }
+    }
+
+    @Test
+    void aCycleOfSixtyFiveTokensEndsWhenItsFirstNameComesBack() throws Exception {
+        int cycle = dev.safetensors.spi.PagedListing.REMEMBERED_TOKENS + 1;
+        stubPage(null, named("t1", "run/k000.safetensors"));
+        for (int i = 1; i < cycle; i++) {
+            stubPage("t" + i, named("t" + ((i + 1) % cycle), String.format("run/k%03d.safetensors", i)));
+        }
+        stubPage("t0", named("t1", "run/k000.safetensors"));
+        try (Listing listing = new GcsSourceProvider(storage).list(Location.parse("gs://models/run/"),
+                ListOptions.DEFAULT.withRecursive(true))) {
+            StorageException e = assertThrows(StorageException.class, () -> drain(listing));
+            assertEquals(ErrorCode.INVALID_LISTING, e.code());
+        }
+        assertEquals(cycle + 1, server.urls().size(), "caught on the first name listed again");
+    }
+
+    @Test
+    void freshTokensOverEmptyPagesEndAtTheEmptyPageBound() throws Exception {
+        // every token leads to an empty page and a token not seen among the last 64: only the empty-page bound ends it
+        for (int i = 0; i < 100; i++) {
+            stubPage(i == 0 ? null : "e" + i, named("e" + (i + 1)));
+        }
+        try (Listing listing = new GcsSourceProvider(storage).list(Location.parse("gs://models/run/"),
+                ListOptions.DEFAULT.withRecursive(true).withEndlessBounds(20, ListOptions.DEFAULT_MAX_TIME))) {
+            StorageException e = assertThrows(StorageException.class, () -> drain(listing));
+            assertEquals(ErrorCode.INVALID_LISTING, e.code());
+        }
+        assertEquals(20, server.urls().size());
+    }
 }

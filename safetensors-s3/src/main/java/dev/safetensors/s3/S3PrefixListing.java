@@ -72,14 +72,13 @@ final class S3PrefixListing extends BucketListing {
                 continue; // a zero-byte "folder marker" some tools create, not an object a user wrote
             }
             Long size = o.size();
-            entries.add(ListEntry.file(at.locationOf(key), size == null ? -1 : size, o.eTag(), o.lastModified()));
+            entries.add(at.fileEntry(key, size == null ? -1 : size, o.eTag(), o.lastModified()));
         }
         for (CommonPrefix p : response.commonPrefixes()) {
             String sub = p.prefix();
-            if (!at.holds(sub)) {
-                throw invalid("the listing names the prefix '" + sub + "', outside the prefix asked");
+            if (listedPrefix(sub)) {
+                entries.add(at.folderEntry(sub));
             }
-            entries.add(ListEntry.special(at.locationOf(sub), ListEntry.Kind.FOLDER));
         }
         boolean truncated = Boolean.TRUE.equals(response.isTruncated());
         String next = response.nextContinuationToken();
@@ -87,6 +86,17 @@ final class S3PrefixListing extends BucketListing {
             throw invalid("a truncated page carries no continuation token");
         }
         return new Page(entries, truncated ? next : null);
+    }
+
+    /**
+     * ListObjectsV2 returns keys (and, apart, common prefixes) in ascending UTF-8 binary order of their names in
+     * general purpose buckets (S3 API reference, ListObjectsV2), so each key is checked to come after the one
+     * before. Directory buckets (names ending {@code --x-s3}) do not list in lexicographic order (the same reference):
+     * there the token, page, empty-page and time bounds still hold.
+     */
+    @Override
+    protected boolean listsInOrder() {
+        return !at().bucket().endsWith("--x-s3");
     }
 
     /** @return the answer's {@code Retry-After}, or {@code null} */

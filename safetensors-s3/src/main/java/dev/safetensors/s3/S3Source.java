@@ -111,7 +111,7 @@ public final class S3Source extends AbstractRangedSource<S3Version> {
                 .bucket(location.bucket()).key(location.key())
                 .versionId(version != null && version.versionId() != null ? version.versionId() : location.versionId())
                 .range(range)
-                .overrideConfiguration(c -> c.addMetricPublisher(attempts));
+                .overrideConfiguration(c -> c.addMetricPublisher(attempts).addPlugin(DotSegments.PLUGIN));
         if (version != null && version.etag() != null) {
             builder.ifMatch(version.etag());
         }

@@ -15,7 +15,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
-import java.nio.file.NotDirectoryException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
@@ -25,18 +24,33 @@ import java.util.Objects;
 
 /**
  * A local folder listed lazily: one directory stream open per level of the walk, so memory grows with the depth,
- * never with the number of files. Symbolic links are followed, except one that leads back to a folder the walk is
- * inside ({@link ListEntry.Kind#LOOP}); FIFOs, devices, sockets, dangling links and unreadable subfolders are
- * reported with their kind, never dropped. Subfolders are reported as {@link ListEntry.Kind#FOLDER} entries in both
- * modes (a recursive walk then descends into them), so a folder whose name looks like a file can be named.
- * Entries come in the file system's order. Thread-safe: {@link #close()} waits for a step of the walk in progress.
+ * never with the number of files. A recursive walk never leaves its root through a symbolic link: a link to a folder
+ * is reported as {@link ListEntry.Kind#FOLDER_LINK} and not followed (a link to {@code /}, or a diamond of links
+ * that would list one folder 2^n times, costs one entry), and a folder reached again by another way (a bind mount)
+ * is a {@link ListEntry.Kind#LOOP}. Links to files are followed, as a read of the file would. FIFOs, devices,
+ * sockets, dangling links, subfolders whose reading is refused ({@link ListEntry.Kind#DENIED}) and subfolders that
+ * fail otherwise ({@link ListEntry.Kind#UNREADABLE}) are reported with their kind, never dropped. Subfolders are
+ * reported as {@link ListEntry.Kind#FOLDER} entries in both modes (a recursive walk then descends into them), so a
+ * folder whose name looks like a file can be named. Entries come in the file system's order. Thread-safe:
+ * {@link #close()} waits for a step of the walk in progress.
  */
 public final class FolderListing implements Listing {
     /** Unix file type bits of {@code unix:mode}. */
     private static final int S_IFMT = 0170000;
     private static final int S_IFIFO = 0010000;
 
+    /** Opens a folder's entries: {@link Files#newDirectoryStream(Path)}, or a test's stand-in. */
+    interface Folders {
+        /**
+         * @param dir a folder
+         * @return its entries
+         * @throws IOException as {@link Files#newDirectoryStream(Path)} throws
+         */
+        DirectoryStream<Path> open(Path dir) throws IOException;
+    }
+
     private final ListOptions options;
+    private final Folders folders;
     private final ArrayDeque<Level> stack = new ArrayDeque<>();
     private final String name;
     private ListEntry pending;
@@ -46,8 +60,9 @@ public final class FolderListing implements Listing {
     private record Level(DirectoryStream<Path> stream, Iterator<Path> names, Object key, Path real) {
     }
 
-    private FolderListing(Path root, ListOptions options) {
+    private FolderListing(Path root, ListOptions options, Folders folders) {
         this.options = options;
+        this.folders = folders;
         this.name = root.toString();
     }
 
@@ -59,7 +74,18 @@ public final class FolderListing implements Listing {
      *                     {@link ErrorCode#ACCESS_DENIED} for one that cannot be read
      */
     public static FolderListing open(Path root, ListOptions options) throws IOException {
-        FolderListing listing = new FolderListing(root, options);
+        return open(root, options, Files::newDirectoryStream);
+    }
+
+    /**
+     * @param root    the folder
+     * @param options recursion and bounds
+     * @param folders opens each folder's entries
+     * @return the listing, its root already opened
+     * @throws IOException as {@link #open(Path, ListOptions)}
+     */
+    static FolderListing open(Path root, ListOptions options, Folders folders) throws IOException {
+        FolderListing listing = new FolderListing(root, options, folders);
         try {
             Path real = root.toRealPath();
             BasicFileAttributes attrs = Files.readAttributes(real, BasicFileAttributes.class);
@@ -77,7 +103,7 @@ public final class FolderListing implements Listing {
     }
 
     private void push(Path dir, Path real, Object key) throws IOException {
-        DirectoryStream<Path> stream = Files.newDirectoryStream(dir);
+        DirectoryStream<Path> stream = folders.open(dir);
         stack.push(new Level(stream, stream.iterator(), key, real));
     }
 
@@ -97,7 +123,8 @@ public final class FolderListing implements Listing {
                 p = top.names().next();
             } catch (DirectoryIteratorException e) {
                 stack.pop().stream().close();
-                pending = ListEntry.special(Location.of(top.real()), ListEntry.Kind.UNREADABLE);
+                pending = ListEntry.special(Location.of(top.real()), e.getCause() instanceof AccessDeniedException
+                        ? ListEntry.Kind.DENIED : ListEntry.Kind.UNREADABLE);
                 break;
             }
             pending = entry(p);
@@ -128,6 +155,10 @@ public final class FolderListing implements Listing {
             if (!options.recursive()) {
                 return ListEntry.special(at, ListEntry.Kind.FOLDER);
             }
+            if (Files.isSymbolicLink(p)) {
+                // followed, a link could lead anywhere (to /, to /proc/*/cwd) or to one folder by 2^n ways
+                return ListEntry.special(at, ListEntry.Kind.FOLDER_LINK);
+            }
             Path real;
             try {
                 real = p.toRealPath();
@@ -141,7 +172,9 @@ public final class FolderListing implements Listing {
             }
             try {
                 push(p, real, attrs.fileKey());
-            } catch (AccessDeniedException | NotDirectoryException | NoSuchFileException e) {
+            } catch (AccessDeniedException e) {
+                return ListEntry.special(at, ListEntry.Kind.DENIED);
+            } catch (IOException e) {
                 return ListEntry.special(at, ListEntry.Kind.UNREADABLE);
             }
             return ListEntry.special(at, ListEntry.Kind.FOLDER);
