@@ -3,7 +3,6 @@ package dev.safetensors.spi;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RangeNotHonouredException;
-import dev.safetensors.SafetensorsException;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceNotFoundException;
@@ -311,7 +310,7 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
                 LOG.log(System.Logger.Level.DEBUG, () -> name + " GET " + range + " failed: " + e);
                 if (attempt >= policy.maxAttempts()) {
                     throw new StorageException(code, name, "GET " + range + " failed after " + attempt + " attempt"
-                            + (attempt == 1 ? "" : "s") + ": " + SourceNames.clip(reason(e)), e);
+                            + (attempt == 1 ? "" : "s") + ": " + SourceNames.clip(SourceNames.reason(e)), e);
                 }
                 pause(attempt, policy.backoff(attempt), "failed (" + e + ")", range, started, deadline);
                 continue;
@@ -568,10 +567,5 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
 
     /** The size and version the answers so far agree on; -1 and {@code null} while unknown. */
     private record Pinned<V>(long size, V version) {
-    }
-
-    /** @return why an attempt failed: a coded failure's detail alone, so its source and code are not said twice */
-    private static String reason(IOException e) {
-        return e instanceof SafetensorsException s && s.detail() != null ? s.detail() : String.valueOf(e.getMessage());
     }
 }

@@ -1,6 +1,10 @@
 package dev.safetensors.spi;
 
+import dev.safetensors.SafetensorsException;
+
+import java.net.ConnectException;
 import java.net.URI;
+import java.net.UnknownHostException;
 
 /**
  * Names for messages and logs that never carry credentials: user information, query strings (where presigned
@@ -39,6 +43,68 @@ public final class SourceNames {
             sb.append(uri.getRawPath());
         }
         return sb.toString();
+    }
+
+    /**
+     * What a failure says, for the end of a message: a library failure's detail (without its source and code, which
+     * the message that quotes it gives), else its own message, else, for a JDK failure that has none (a refused
+     * connection from the JDK's HTTP client has none), what kind of failure it is; never {@code "null"}.
+     *
+     * @param failure any failure
+     * @return its reason in words, clipped
+     */
+    public static String reason(Throwable failure) {
+        if (failure instanceof SafetensorsException s && s.detail() != null) {
+            return s.detail();
+        }
+        String message = failure.getMessage();
+        if (message != null && !message.isBlank()) {
+            return clip(message);
+        }
+        if (failure instanceof ConnectException) {
+            return "connection refused";
+        }
+        if (failure instanceof UnknownHostException) {
+            return "unknown host";
+        }
+        return failure.getClass().getSimpleName();
+    }
+
+    /**
+     * The reason a request to {@code endpoint} got no answer, naming the host and port it tried: {@code connection
+     * refused by HOST:PORT}, {@code HOST: unknown host}, or the failure's {@linkplain #reason reason}.
+     *
+     * @param endpoint the URL asked (only its host and port are shown)
+     * @param failure  why no answer came
+     * @return the reason in words
+     */
+    public static String noAnswer(URI endpoint, Throwable failure) {
+        String host = endpoint.getHost() == null ? "?" : endpoint.getHost();
+        int port = endpoint.getPort() >= 0 ? endpoint.getPort()
+                : "http".equalsIgnoreCase(endpoint.getScheme()) ? 80 : 443;
+        String message = failure.getMessage();
+        if (failure instanceof ConnectException) {
+            return message == null || message.isBlank() || message.toLowerCase(java.util.Locale.ROOT).contains("refused")
+                    ? "connection refused by " + host + ":" + port
+                    : "cannot connect to " + host + ":" + port + ": " + clip(message);
+        }
+        if (failure instanceof UnknownHostException) {
+            return clip(host) + ": unknown host";
+        }
+        return reason(failure);
+    }
+
+    /**
+     * Whether a configured endpoint may carry user information ({@code http://user:password@host/}). Any {@code @}
+     * counts, wherever it stands: a password may hold {@code /}, {@code ?} or {@code #}, which would end the
+     * authority a parser sees before the {@code @}, and no blob, object or Hub endpoint has an {@code @} of its own.
+     * A caller refuses such an endpoint without quoting it.
+     *
+     * @param endpoint an endpoint as configured, parsable or not
+     * @return whether it holds an {@code @}
+     */
+    public static boolean mayCarryUserInfo(String endpoint) {
+        return endpoint.indexOf('@') >= 0;
     }
 
     /**

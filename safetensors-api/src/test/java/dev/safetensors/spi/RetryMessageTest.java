@@ -43,6 +43,19 @@ class RetryMessageTest {
         assertTrue(e.getMessage().endsWith("failed after 2 attempts: refused [NETWORK]"), e.getMessage());
     }
 
+    @Test
+    void aFailureWithNoMessageIsQuotedByWhatItIsNeverNull() {
+        // the JDK's HTTP client reports a refused connection as a ConnectException with no message at all
+        ScriptedSource s = new ScriptedSource(policy).fail(new ConnectException()).fail(new ConnectException());
+        StorageException e = assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(8)));
+        assertEquals(ErrorCode.NETWORK, e.code());
+        assertTrue(e.getMessage().endsWith("failed after 2 attempts: connection refused [NETWORK]"), e.getMessage());
+        ScriptedSource reset = new ScriptedSource(policy).fail(new java.net.SocketException())
+                .fail(new java.net.SocketException());
+        StorageException r = assertThrows(StorageException.class, () -> reset.read(0, ByteBuffer.allocate(8)));
+        assertTrue(r.getMessage().endsWith("failed after 2 attempts: SocketException [NETWORK]"), r.getMessage());
+    }
+
     private static int count(String text, String part) {
         int n = 0;
         for (int i = text.indexOf(part); i >= 0; i = text.indexOf(part, i + 1)) {

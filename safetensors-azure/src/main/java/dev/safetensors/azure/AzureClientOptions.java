@@ -10,6 +10,7 @@ import com.azure.storage.common.policy.RequestRetryOptions;
 import com.azure.storage.common.policy.RetryPolicyType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.SourceNames;
 
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -138,6 +139,13 @@ public final class AzureClientOptions {
                 .httpClient(httpClient())
                 .retryOptions(new RequestRetryOptions(RetryPolicyType.FIXED, 1, (Integer) null, null, null, null));
         if (connectionString != null) {
+            String withUser = endpointWithUserInfo(connectionString);
+            if (withUser != null) {
+                throw new StorageException(ErrorCode.INVALID_ENDPOINT, name, "the " + withUser + " of "
+                        + CONNECTION_STRING + " carries user information (a name or password before '@'), which is"
+                        + " never sent nor shown: give the credential as the connection string's AccountKey or"
+                        + " SharedAccessSignature");
+            }
             try {
                 builder.connectionString(connectionString);
             } catch (RuntimeException e) {
@@ -198,6 +206,23 @@ public final class AzureClientOptions {
                 .version(java.net.http.HttpClient.Version.HTTP_1_1))
                 .connectionTimeout(Duration.ofSeconds(10))
                 .build();
+    }
+
+    /**
+     * @return the name of the first endpoint setting of a connection string ({@code BlobEndpoint=...}, or any other
+     *         {@code ...Endpoint}) that {@linkplain SourceNames#mayCarryUserInfo may carry user information}, or
+     *         {@code null}
+     */
+    static String endpointWithUserInfo(String connectionString) {
+        for (String part : connectionString.split(";")) {
+            int eq = part.indexOf('=');
+            String key = eq < 0 ? "" : part.substring(0, eq).trim();
+            if (key.toLowerCase(Locale.ROOT).endsWith("endpoint")
+                    && SourceNames.mayCarryUserInfo(part.substring(eq + 1))) {
+                return SourceNames.clip(key);
+            }
+        }
+        return null;
     }
 
     /** @return an endpoint without its query (where a SAS would sit) */
@@ -267,10 +292,17 @@ public final class AzureClientOptions {
          * @param endpoint the configured account's blob endpoint ({@code http(s)://HOST[:PORT][/ACCOUNT]}), or
          *                 {@code null} for {@code https://ACCOUNT.blob.core.windows.net}
          * @return this builder
-         * @throws IllegalArgumentException if it is not an absolute http or https URL
+         * @throws IllegalArgumentException if it is not an absolute http or https URL, or carries user information
+         *                                  (refused without quoting it)
          */
         public Builder endpoint(String endpoint) {
             String e = blankToNull(endpoint);
+            if (e != null && SourceNames.mayCarryUserInfo(e)) {
+                // not quoted: the part before '@' may be a password
+                throw new IllegalArgumentException("the blob endpoint carries user information (a name or password"
+                        + " before '@'), which is never sent nor shown: give the credential as " + KEY + " or "
+                        + SAS_TOKEN);
+            }
             if (e != null) {
                 try {
                     URI uri = new URI(e);

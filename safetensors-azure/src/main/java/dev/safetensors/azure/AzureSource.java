@@ -156,7 +156,7 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
             response = pipeline.pipeline().sendSync(request, Context.NONE);
         } catch (UncheckedIOException e) {
             log(range, "failed: " + e.getCause());
-            throw e.getCause();
+            throw noConnection(e.getCause());
         } catch (ClientAuthenticationException e) {
             // Entra ID sign-in failed: retrying does not help, and the message names no secret.
             throw new SourceAccessDeniedException(name(), "no Entra ID token could be had for the storage account: "
@@ -202,6 +202,23 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
 
     private static final Pattern EMPTY_AT_END = Pattern.compile("bytes (\\d+)-(-?\\d{1,18})/(\\d+)");
 
+    /**
+     * @return a failure to connect as a retryable {@link ErrorCode#NETWORK} failure naming the host and port (the
+     *         JDK's HTTP client says nothing more than {@code ConnectException} with no message); others as they are
+     */
+    private IOException noConnection(IOException e) {
+        if (e instanceof java.net.ConnectException || e instanceof java.net.UnknownHostException) {
+            String reason;
+            try {
+                reason = SourceNames.noAnswer(new java.net.URI(url), e);
+            } catch (java.net.URISyntaxException x) {
+                reason = SourceNames.reason(e);
+            }
+            return new StorageException(ErrorCode.NETWORK, name(), reason, e);
+        }
+        return e;
+    }
+
     private IOException noAnswer(String range, RuntimeException e) {
         for (Throwable t = e; t != null; t = t.getCause()) {
             if (t instanceof InterruptedException) {
@@ -210,7 +227,7 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
             }
             if (t instanceof IOException io) {
                 log(range, "failed: " + io);
-                return io;
+                return noConnection(io);
             }
         }
         log(range, "failed: " + e);

@@ -35,7 +35,8 @@ final class HeaderEncoder {
      * @param multiple the payload starts at a multiple of this many bytes (a power of two, 8 or more)
      * @return the header bytes, padding included
      * @throws InvalidHeaderException {@link ErrorCode#INVALID_UTF8} for a string with an unpaired surrogate, which
-     *                                UTF-8 cannot encode
+     *                                UTF-8 cannot encode; {@link ErrorCode#INVALID_METADATA} for a tensor named
+     *                                {@code __metadata__}
      */
     static byte[] encode(String target, List<WriterEntry> entries, Map<String, String> metadata, int multiple)
             throws InvalidHeaderException {
@@ -52,6 +53,11 @@ final class HeaderEncoder {
             }
             long offset = 0;
             for (WriterEntry e : entries) {
+                if (e.name().equals("__metadata__")) {
+                    // refused by name here: the validator would only see a metadata object holding a "dtype"
+                    throw new InvalidHeaderException(ErrorCode.INVALID_METADATA, target, "no tensor can be named"
+                            + " __metadata__: the name is reserved for the header's metadata", e.name(), -1);
+                }
                 g.writeName(encodable(target, e.name(), e.name()));
                 g.writeStartObject();
                 g.writeStringProperty("dtype", e.dtype().name());

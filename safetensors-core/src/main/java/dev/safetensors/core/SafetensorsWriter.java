@@ -49,7 +49,7 @@ import dev.safetensors.core.internal.write.TempFileJanitor;
  * Before the first byte is written, the header is validated by the same validator readers use, under this writer's
  * {@link Limits}, against the payload it describes: whatever a reader would refuse, the writer refuses, with the same
  * {@link ErrorCode} (a duplicate name is {@code DUPLICATE_KEY}, a tensor named {@code __metadata__}
- * {@code INVALID_METADATA} or {@code DUPLICATE_KEY}, bytes that do not match dtype and shape {@code LENGTH_MISMATCH},
+ * {@code INVALID_METADATA}, refused by its name, bytes that do not match dtype and shape {@code LENGTH_MISMATCH},
  * a dtype outside the policy {@code UNSUPPORTED_DTYPE}, and so on). A string with an unpaired surrogate is
  * {@code INVALID_UTF8}. So every file it writes passes the validator.
  *

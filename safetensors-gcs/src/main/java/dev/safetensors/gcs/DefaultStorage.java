@@ -4,6 +4,10 @@ import com.google.cloud.NoCredentials;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.StorageException;
+import dev.safetensors.spi.SourceNames;
+
 import java.util.Map;
 
 /**
@@ -17,10 +21,18 @@ final class DefaultStorage {
     private DefaultStorage() {
     }
 
-    static Storage create(Map<String, String> env) {
+    /**
+     * @throws StorageException {@link ErrorCode#INVALID_ENDPOINT} when the emulator host carries user information,
+     *                          refused without quoting it (the part before '@' may be a password)
+     */
+    static Storage create(Map<String, String> env) throws StorageException {
         String emulator = env.get(EMULATOR_HOST);
         if (emulator == null || emulator.isBlank()) {
             return StorageOptions.http().build().getService();
+        }
+        if (SourceNames.mayCarryUserInfo(emulator)) {
+            throw new StorageException(ErrorCode.INVALID_ENDPOINT, "gs", EMULATOR_HOST + " carries user information"
+                    + " (a name or password before '@'), which is never sent nor shown");
         }
         String host = emulator.contains("://") ? emulator.trim() : "http://" + emulator.trim();
         // An explicit project id keeps the client from probing the GCE metadata server for one.

@@ -8,6 +8,7 @@ import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
 
 import java.io.IOException;
@@ -117,7 +118,7 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
     }
 
     /** @return the client's copy without the SDK's retries, made once and closed by {@link #close()} */
-    private synchronized Storage listingStorage() {
+    private synchronized Storage listingStorage() throws StorageException {
         if (listingStorage == null) {
             StorageOptions options = storage().getOptions();
             listingStorage = options.toBuilder()
@@ -128,7 +129,7 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
         return listingStorage;
     }
 
-    private synchronized Storage storage() {
+    private synchronized Storage storage() throws StorageException {
         if (storage == null) {
             storage = DefaultStorage.create(System.getenv());
         }

@@ -32,4 +32,13 @@ class DefaultStorageTest {
             assertNull(server.wireMock.getAllServeEvents().get(0).getRequest().getHeader("Authorization"));
         }
     }
+
+    @Test
+    void anEmulatorHostWithAPasswordIsRefusedAndNeverShown() {
+        dev.safetensors.StorageException e = org.junit.jupiter.api.Assertions.assertThrows(
+                dev.safetensors.StorageException.class, () -> DefaultStorage.create(Map.of(DefaultStorage.EMULATOR_HOST,
+                        "http://user:PASSWORD@127.0.0.1:1")));
+        assertEquals(dev.safetensors.ErrorCode.INVALID_ENDPOINT, e.code());
+        org.junit.jupiter.api.Assertions.assertFalse(e.getMessage().contains("PASSWORD"), e.getMessage());
+    }
 }

@@ -110,6 +110,17 @@ public record S3ClientOptions(URI endpoint, Boolean pathStyle) {
         return endpoint != null || configuredEndpoint(env, properties).isPresent();
     }
 
+    /**
+     * @param env        the environment
+     * @param properties the system properties
+     * @return whether the endpoint the client would use (this one, else the configured one) {@linkplain
+     *         dev.safetensors.spi.SourceNames#mayCarryUserInfo may carry user information}, which is never sent
+     */
+    boolean endpointCarriesUserInfo(Map<String, String> env, java.util.function.UnaryOperator<String> properties) {
+        String used = endpoint != null ? endpoint.toString() : configuredEndpoint(env, properties).orElse(null);
+        return used != null && dev.safetensors.spi.SourceNames.mayCarryUserInfo(used);
+    }
+
     /** The endpoint the SDK will use instead of AWS's, by the SDK's own precedence. */
     private static Optional<String> configuredEndpoint(Map<String, String> env,
                                                        java.util.function.UnaryOperator<String> properties) {

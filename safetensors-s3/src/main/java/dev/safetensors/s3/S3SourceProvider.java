@@ -111,6 +111,13 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
 
     private synchronized S3Client client() throws IOException {
         if (client == null) {
+            if (options.endpointCarriesUserInfo(System.getenv(), System.getProperties()::getProperty)) {
+                // not quoted: the part before '@' may be a password
+                throw new StorageException(ErrorCode.INVALID_ENDPOINT, "s3", "the S3 endpoint (the one given, or"
+                        + " AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or the profile's endpoint_url) carries user"
+                        + " information (a name or password before '@'), which is never sent nor shown: give the"
+                        + " credentials as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile");
+            }
             try {
                 client = options.buildClient();
             } catch (SdkException e) {

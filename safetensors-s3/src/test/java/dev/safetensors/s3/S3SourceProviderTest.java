@@ -72,4 +72,34 @@ class S3SourceProviderTest {
                     authorization);
         }
     }
+
+    @Test
+    void anEndpointWithAPasswordIsRefusedBeforeAnyRequestAndNeverShown() {
+        for (String endpoint : new String[]{"http://user:PASSWORD@127.0.0.1:1", "http://user:PASS%2FWORD@127.0.0.1:1/"}) {
+            try (S3SourceProvider provider = new S3SourceProvider(S3ClientOptions.DEFAULT.withEndpoint(
+                    URI.create(endpoint)))) {
+                dev.safetensors.StorageException e = assertThrows(dev.safetensors.StorageException.class,
+                        () -> provider.open(URI.create("s3://models/m.safetensors")));
+                assertEquals(ErrorCode.INVALID_ENDPOINT, e.code());
+                java.io.StringWriter all = new java.io.StringWriter();
+                e.printStackTrace(new java.io.PrintWriter(all));
+                assertFalse(all.toString().contains("PASS") || all.toString().contains("user:"), all.toString());
+            }
+        }
+        String before = System.getProperty("aws.endpointUrl");
+        System.setProperty("aws.endpointUrl", "http://user:PASSWORD@127.0.0.1:1");
+        try (S3SourceProvider provider = new S3SourceProvider()) {
+            dev.safetensors.StorageException e = assertThrows(dev.safetensors.StorageException.class,
+                    () -> provider.list(dev.safetensors.Location.parse("s3://models/"),
+                            dev.safetensors.ListOptions.DEFAULT));
+            assertEquals(ErrorCode.INVALID_ENDPOINT, e.code());
+            assertFalse(e.getMessage().contains("PASSWORD"), e.getMessage());
+        } finally {
+            if (before == null) {
+                System.clearProperty("aws.endpointUrl");
+            } else {
+                System.setProperty("aws.endpointUrl", before);
+            }
+        }
+    }
 }

@@ -4,6 +4,7 @@ import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.Float32Narrowing;
+import dev.safetensors.core.TensorShapes;
 import org.apache.spark.sql.catalyst.InternalRow;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.types.ArrayType;
@@ -89,7 +90,7 @@ final class CheckpointRows extends SpooledRows {
             throw new InvalidHeaderException(ErrorCode.INVALID_TENSOR_ENTRY, options.path(), where + " has no"
                     + " tensor name or shape (an error row of the reader?)");
         }
-        String name = row.getUTF8String(tensor).toString();
+        String name = RowText.of(row.getUTF8String(tensor), where + "'s tensor name", options.path());
         int c = chunk < 0 || row.isNullAt(chunk) ? 0 : row.getInt(chunk);
         if (c == 0) {
             startTensor(name, row);
@@ -129,7 +130,7 @@ final class CheckpointRows extends SpooledRows {
         }
         ArrayData s = row.getArray(shape);
         long[] dims = intShape ? java.util.Arrays.stream(s.toIntArray()).asLongStream().toArray() : s.toLongArray();
-        long length = Math.multiplyExact(elements(dims), (long) d.bits()) / 8;
+        long length = TensorShapes.byteLength(options.path(), name, d, dims);
         fileFor(length).begin(name, d, dims, length);
         open = name;
         openDtype = d;
@@ -139,14 +140,6 @@ final class CheckpointRows extends SpooledRows {
         String v = row.getUTF8String(dtype).toString();
         return DType.fromName(v).orElseThrow(() -> new InvalidHeaderException(ErrorCode.UNSUPPORTED_DTYPE,
                 options.path(), "unknown dtype '" + v + "'", name, -1));
-    }
-
-    private static long elements(long[] dims) {
-        long n = 1;
-        for (long d : dims) {
-            n = Math.multiplyExact(n, d);
-        }
-        return n;
     }
 
 }

@@ -4,6 +4,7 @@ import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.Float32Narrowing;
+import dev.safetensors.core.Float64Narrowing;
 import org.apache.spark.sql.catalyst.util.ArrayData;
 import org.apache.spark.sql.types.BooleanType;
 import org.apache.spark.sql.types.ByteType;
@@ -18,8 +19,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 
 /**
- * Spark array values as little-endian safetensors elements. F16 and BF16 are narrowed from float32 by core's
- * {@link Float32Narrowing} (round-to-nearest-even; a double goes through float32 first); integers are range-checked
+ * Spark array values as little-endian safetensors elements. F16 and BF16 are narrowed by core, round-to-nearest-even
+ * once: floats by {@link Float32Narrowing}, doubles (and integers, as doubles) by {@link Float64Narrowing}, never
+ * through float32; integers are range-checked
  * ({@link ErrorCode#OVERFLOW}); a float never becomes an integer dtype.
  */
 final class ElementEncoding {
@@ -80,7 +82,18 @@ final class ElementEncoding {
         }
         ByteBuffer le = dst.order(ByteOrder.LITTLE_ENDIAN);
         switch (target) {
-            case F32, F16, BF16 -> Float32Narrowing.narrow(target, floats(a, element), 0, n, le);
+            case F32 -> Float32Narrowing.narrow(target, floats(a, element), 0, n, le);
+            case F16, BF16 -> {
+                if (element instanceof FloatType) {
+                    Float32Narrowing.narrow(target, a.toFloatArray(), 0, n, le);
+                } else {
+                    // straight from the double, rounding once (through float32 it would round twice)
+                    for (int i = 0; i < n; i++) {
+                        le.putShort(Float64Narrowing.narrow(target, element instanceof DoubleType ? a.getDouble(i)
+                                : (double) integral(a, element, i)));
+                    }
+                }
+            }
             case F64 -> {
                 for (int i = 0; i < n; i++) {
                     le.putDouble(element instanceof FloatType ? a.getFloat(i) : element instanceof DoubleType

@@ -52,7 +52,7 @@ final class KeyedRows extends SpooledRows {
         if (row.isNullAt(key)) {
             throw new InvalidHeaderException(ErrorCode.INVALID_TENSOR_ENTRY, where, "the key is null");
         }
-        String k = row.getUTF8String(key).toString();
+        String k = RowText.of(row.getUTF8String(key), "the key", where);
         if (!keys.add(k)) {
             throw new InvalidHeaderException(ErrorCode.DUPLICATE_KEY, where, "key " + k + " was seen before; write"
                     + " with option duplicates=last to keep the last row of each key");

@@ -20,19 +20,26 @@ final class SafetensorsBatchWrite implements BatchWrite {
     private static final System.Logger LOG = System.getLogger(SafetensorsBatchWrite.class.getName());
     private final WriteOptions options;
     private final StructType schema;
+    private final Staging.FileMoves moves;
     private Staging staging;
 
     SafetensorsBatchWrite(WriteOptions options, StructType schema) {
+        this(options, schema, Staging.FileMoves.FILE_SYSTEM);
+    }
+
+    /** A job whose publish renames and deletes through {@code moves}: a test's, to fail one of them. */
+    SafetensorsBatchWrite(WriteOptions options, StructType schema, Staging.FileMoves moves) {
         this.options = options;
         this.schema = schema;
+        this.moves = moves;
     }
 
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
         try {
-            staging = Staging.prepare(options);
+            staging = Staging.prepare(options, moves);
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw unchecked(e);
         }
         return new TaskWriterFactory(options, schema, staging.folder().toString());
     }
@@ -53,8 +60,18 @@ final class SafetensorsBatchWrite implements BatchWrite {
         try {
             new JobCommit(options, staging, tasks).commit();
         } catch (IOException e) {
-            throw new UncheckedIOException(e);
+            throw unchecked(e);
         }
+    }
+
+    /**
+     * Spark's job methods throw no checked exception: the failure goes as the cause of an unchecked one, coded
+     * (a JDK failure wrapped in a {@link dev.safetensors.StorageException} of its code), the message its own, code
+     * included.
+     */
+    private UncheckedIOException unchecked(IOException e) {
+        IOException coded = Staging.coded(e, options.path(), "the write failed");
+        return new UncheckedIOException(coded.getMessage(), coded);
     }
 
     @Override

@@ -68,12 +68,13 @@ public final class SafetensorsSpark {
      *   <li>{@code st_decode_long(data, dtype, shape)} to {@code array<bigint>}: I8 to I64, U8 to U32, BOOL, and
      *       U64 values up to 2^63-1;</li>
      *   <li>{@code st_encode(values array<numeric>, dtype string)} to {@code binary}: the values as little-endian
-     *       elements of F32, F16 or BF16 (round-to-nearest-even from float32; a double goes through float32 first),
+     *       elements of F32, F16 or BF16 (round-to-nearest-even, once, from the float or double given),
      *       F64, I8 to I64, U8 to U32 (integers only, range-checked) or BOOL.</li>
      * </ul>
-     * The shape may be null; when given, the bytes must hold exactly its elements. A failure is a
-     * {@link dev.safetensors.SafetensorsException} with its {@link dev.safetensors.ErrorCode}
-     * ({@code LENGTH_MISMATCH}, {@code NOT_FLOAT_READABLE}, {@code UNSUPPORTED_DTYPE}, {@code OVERFLOW}), which Spark
+     * The shape may be null; when given, it gets the reader's arithmetic and the bytes must hold exactly its elements.
+     * A failure is a {@link dev.safetensors.SafetensorsException} with its {@link dev.safetensors.ErrorCode}
+     * ({@code LENGTH_MISMATCH}, {@code NOT_FLOAT_READABLE}, {@code UNSUPPORTED_DTYPE}, {@code OVERFLOW},
+     * {@code INVALID_NUMBER} for a negative dimension), which Spark
      * reports as the cause of the query's failure.
      *
      * @param spark the session

@@ -4,6 +4,7 @@ import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.Float32Decoding;
+import dev.safetensors.core.TensorShapes;
 import org.apache.spark.sql.catalyst.util.GenericArrayData;
 import org.apache.spark.sql.types.BooleanType$;
 import org.apache.spark.sql.types.DataType;
@@ -14,7 +15,8 @@ import java.nio.ByteOrder;
 
 /**
  * The SQL functions' work: a tensor's little-endian bytes to arrays by dtype and shape, and arrays to bytes in a
- * dtype. Widening is core's ({@link Float32Decoding}); narrowing to F16/BF16 is core's round-to-nearest-even.
+ * dtype. Widening is core's ({@link Float32Decoding}); narrowing to F16/BF16 is core's round-to-nearest-even, once,
+ * from the double; shapes get the reader's arithmetic ({@link TensorShapes}).
  */
 final class TensorFunctions {
     private static final String SOURCE = "safetensors function";
@@ -92,8 +94,9 @@ final class TensorFunctions {
         DType d = dtype(dtype);
         Object[] converted = new Object[values.length];
         DataType element = switch (d) {
-            case F32, F16, BF16 -> DataTypes.FloatType;
-            case F64 -> DataTypes.DoubleType;
+            case F32 -> DataTypes.FloatType;
+            // F16 and BF16 round from the exact double (a float widens to one exactly): one rounding, never two
+            case F16, BF16, F64 -> DataTypes.DoubleType;
             case BOOL -> BooleanType$.MODULE$;
             case I8, I16, I32, I64, U8, U16, U32 -> DataTypes.LongType;
             default -> throw new InvalidHeaderException(ErrorCode.UNSUPPORTED_DTYPE, SOURCE, d + " cannot be encoded: F32, F16, BF16, F64,"
@@ -137,13 +140,11 @@ final class TensorFunctions {
                     + " whole number of " + d + " elements");
         }
         if (shape != null) {
-            long n = 1;
-            for (long s : shape) {
-                n = Math.multiplyExact(n, s);
-            }
-            if (n * d.byteSize() != data.length) {
+            // the reader's arithmetic and codes: a negative dimension, an overflow on the way (even before a zero)
+            long length = TensorShapes.byteLength(SOURCE, null, d, shape);
+            if (length != data.length) {
                 throw new InvalidHeaderException(ErrorCode.LENGTH_MISMATCH, SOURCE, data.length + " bytes do not"
-                        + " hold " + n + " " + d + " elements (the shape's)");
+                        + " hold the " + length + " bytes of " + d + java.util.Arrays.toString(shape));
             }
         }
         return ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN);

@@ -3,6 +3,7 @@ package dev.safetensors.spark;
 import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
+import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.Float32Narrowing;
 import dev.safetensors.core.SafetensorsFile;
 import org.apache.spark.sql.Row;
@@ -97,6 +98,31 @@ class TensorFunctionsTest {
         assertEquals(ErrorCode.OVERFLOW, codeOf(() -> one("SELECT st_encode(array(300), 'U8')")));
         assertEquals(ErrorCode.NOT_FLOAT_READABLE, codeOf(() -> one("SELECT st_decode_float(X'01', 'U8', null)")));
         assertEquals(ErrorCode.UNSUPPORTED_DTYPE, codeOf(() -> one("SELECT st_encode(array(1.5D), 'I32')")));
+    }
+
+    @Test
+    void shapesGetTheReadersArithmeticAndCodes() throws InvalidHeaderException {
+        assertEquals(ErrorCode.OVERFLOW, codeOf(() -> one("SELECT st_decode_float(X'', 'F32',"
+                + " array(4294967296L, 4294967296L))")));
+        // 2^62 F32 elements are 2^64 bytes: no longer taken for the 0 bytes an unchecked product wraps to
+        assertEquals(ErrorCode.OVERFLOW, codeOf(() -> TensorFunctions.decodeFloat(new byte[0], "F32",
+                new long[]{1L << 62})));
+        assertEquals(ErrorCode.LENGTH_MISMATCH, codeOf(() -> TensorFunctions.decodeLong(new byte[0], "U8",
+                new long[]{1L << 59})), "2^59 bytes are not 0");
+        assertEquals(ErrorCode.INVALID_NUMBER, codeOf(() -> TensorFunctions.decodeFloat(new byte[4], "F32",
+                new long[]{-1, -1})));
+        assertEquals(ErrorCode.OVERFLOW, codeOf(() -> TensorFunctions.decodeFloat(new byte[0], "F32",
+                new long[]{1L << 40, 1L << 40, 0})), "as the reader: the overflow comes before the zero");
+        assertEquals(0, TensorFunctions.decodeFloat(new byte[0], "F32", new long[]{0, 1L << 40, 1L << 40}).length);
+    }
+
+    @Test
+    void aDoubleIsEncodedToF16AndBf16RoundingOnce() throws InvalidHeaderException {
+        // through float32, 1 + 2^-11 + 2^-40 would land on the halfway point and go to even (1.0)
+        assertArrayEquals(new byte[]{0x01, 0x3c}, TensorFunctions.encode(new Object[]{1 + 0x1p-11 + 0x1p-40}, "F16"));
+        assertArrayEquals(new byte[]{(byte) 0x81, 0x3f},
+                TensorFunctions.encode(new Object[]{1 + 0x1p-8 + 0x1p-40}, "BF16"));
+        assertArrayEquals(new byte[]{0x00, 0x3c}, TensorFunctions.encode(new Object[]{1f + 0x1p-11f}, "F16"));
     }
 
     private static ErrorCode codeOf(org.junit.jupiter.api.function.Executable query) {

@@ -24,7 +24,7 @@ public final class ShapeArithmetic {
     }
 
     /** @return {@code a * b} for non-negative operands, or {@link #OVERFLOW} */
-    static long multiply(long a, long b) {
+    public static long multiply(long a, long b) {
         long high = Math.multiplyHigh(a, b);
         long low = a * b;
         return high != 0 || low < 0 ? OVERFLOW : low;
