@@ -77,7 +77,7 @@ final class JobCommit {
         Map<String, SafetensorsHeader> headers = new HashMap<>();
         long total = 0;
         for (int i = 0; i < n; i++) {
-            String name = String.format(Locale.ROOT, "%s-%05d-of-%05d.safetensors", options.prefix(), i + 1, n);
+            String name = dev.safetensors.core.ShardedWriter.shardName(options.prefix(), i + 1, n);
             named.put(name, paths.get(i));
             for (WrittenTensor t : files.get(i).tensors()) {
                 if (weightMap.put(t.name(), name) != null) {

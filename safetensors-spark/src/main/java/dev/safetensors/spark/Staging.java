@@ -99,12 +99,8 @@ final class Staging {
 
     /** @return the local folder a location names */
     static Path output(String location) throws IOException {
-        Path local = Locations.localPath(Locations.normalize(location));
-        if (local == null) {
-            throw new StorageException(ErrorCode.UNSUPPORTED_SCHEME, location, "the safetensors writer writes to"
-                    + " local (or mounted) folders only");
-        }
-        return local.toAbsolutePath();
+        // the one rule of every writer: a location with a scheme is never a local path
+        return dev.safetensors.core.OutputFolder.local(Locations.normalize(location)).toAbsolutePath();
     }
 
     /** Refuses an output folder that holds anything but other jobs' staging folders. */
