@@ -109,6 +109,12 @@ public enum ErrorCode {
      * recover}) finishes it, and only from a journal whose every name the writer itself generates.
      */
     INTERRUPTED_COMMIT,
+    /**
+     * An output is already there and the write was not told to replace it: a file of the same name, an earlier
+     * layout of the same checkpoint, a non-empty output folder. Nothing was written; replacing it is the caller's
+     * explicit choice ({@code --force}, {@code mode("overwrite")}).
+     */
+    ALREADY_EXISTS,
     /** An output could not be written: a full disk, a closed pipe, an output that is the input. */
     WRITE_FAILED,
     /** Any other input or output failure. */

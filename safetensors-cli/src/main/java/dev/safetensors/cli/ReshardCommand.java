@@ -246,8 +246,7 @@ final class ReshardCommand implements Subcommand {
             return OutOfMemory.failure(e);
         }
         Failure f = Failure.from(e, shown);
-        if (f.code().equals("WRITE_FAILED") && !force && e.getMessage() != null
-                && (e.getMessage().contains("exists: refusing") || e.getMessage().contains("earlier layout"))) {
+        if (f.code().equals(ErrorCode.ALREADY_EXISTS.name()) && !force) {
             return new Failure(f.status(), f.code(), f.message() + "; use --force to replace it", f.check(), e);
         }
         return f;
@@ -260,7 +259,7 @@ final class ReshardCommand implements Subcommand {
                 ? s.source()
                 : e instanceof java.nio.file.FileSystemException fs && fs.getFile() != null && !fs.getFile().isEmpty()
                 ? fs.getFile() : shown;
-        boolean write = f.code().equals("WRITE_FAILED");
+        boolean write = f.code().equals(ErrorCode.WRITE_FAILED.name()) || f.code().equals(ErrorCode.ALREADY_EXISTS.name());
         String source = write ? shown : named;
         if (common.json) {
             report.failure(source, write ? named : null, f);

@@ -88,7 +88,7 @@ class ReshardCommitTest {
         ReshardTest.Run refused = run("reshard", src.toString(), "--out", out.toString(), "--max-shard-size", "450B");
         assertEquals(3, refused.exit(), refused.describe());
         assertTrue(refused.err().contains(out.resolve("model.safetensors").toString())
-                && refused.err().contains("[WRITE_FAILED]") && refused.err().contains("--force"), refused.describe());
+                && refused.err().contains("[ALREADY_EXISTS]") && refused.err().contains("--force"), refused.describe());
         ReshardTest.Run forced = run("reshard", src.toString(), "--out", out.toString(), "--max-shard-size", "450B",
                 "--force");
         assertEquals(0, forced.exit(), forced.describe());
@@ -105,11 +105,12 @@ class ReshardCommitTest {
                 "--json");
         assertEquals(3, again.exit(), again.describe());
         JsonNode line = again.json().get(0);
-        assertEquals("WRITE_FAILED", line.get("code").asString());
+        assertEquals("ALREADY_EXISTS", line.get("code").asString());
         assertEquals(src.toString(), line.get("source").asString(), "source is what was read");
         assertEquals(out.resolve("model-00001-of-00002.safetensors").toString(), line.get("file").asString(),
                 "the file in the way is named");
-        assertTrue(line.get("message").asString().contains("exists: refusing to replace it"), again.describe());
+        assertTrue(line.get("message").asString().endsWith("; use --force to replace it"), "the way forward, decided by"
+                + " the code, not the message: " + again.describe());
     }
 
     @Test

@@ -166,7 +166,7 @@ class ReshardTest {
         Path existing = Files.write(out.resolve("model.safetensors"), new byte[] {1, 2, 3});
         Run refused = run("reshard", hundred.toString(), "--out", out.toString());
         assertEquals(3, refused.exit(), refused.describe());
-        assertTrue(refused.err().contains("[WRITE_FAILED]") && refused.err().contains("--force"), refused.describe());
+        assertTrue(refused.err().contains("[ALREADY_EXISTS]") && refused.err().contains("--force"), refused.describe());
         assertArrayEquals(new byte[] {1, 2, 3}, Files.readAllBytes(existing));
         assertEquals(1, out.toFile().list().length, "no temporary file left");
         Run forced = run("reshard", hundred.toString(), "--out", out.toString(), "--force");

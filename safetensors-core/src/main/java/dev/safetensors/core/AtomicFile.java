@@ -213,7 +213,7 @@ public final class AtomicFile implements Closeable {
     }
 
     private static StorageException exists(Path path) {
-        return new StorageException(ErrorCode.WRITE_FAILED, path.toString(), "exists: refusing to replace it");
+        return new StorageException(ErrorCode.ALREADY_EXISTS, path.toString(), "exists: refusing to replace it");
     }
 
     /**

@@ -337,8 +337,9 @@ public final class ShardedWriter {
      * @param dir the folder to write into
      * @return the files written, shards in order and the index last (no index for a single file)
      * @throws IOException a {@link dev.safetensors.SafetensorsException} if a shard or the index would break a rule,
-     *                     {@link ErrorCode#WRITE_FAILED} for an existing file not to be replaced (named), a
-     *                     commit journal in the folder that no writer made (named; nothing changed), a folder
+     *                     {@link ErrorCode#ALREADY_EXISTS} for an existing file or an earlier layout not to be
+     *                     replaced (named); {@link ErrorCode#WRITE_FAILED} for a commit journal in the folder that no
+     *                     writer made (named; nothing changed), a folder
      *                     that cannot be created or written, a full disk, or a {@link #check(StagedCheck) check} that
      *                     failed; or a failure of a source, with the source's code and name
      */
@@ -486,14 +487,14 @@ public final class ShardedWriter {
         java.util.Collections.sort(present);
         for (String name : names) {
             if (!replace && present.contains(name)) {
-                throw new StorageException(ErrorCode.WRITE_FAILED, dir.resolve(name).toString(), "exists: refusing"
+                throw new StorageException(ErrorCode.ALREADY_EXISTS, dir.resolve(name).toString(), "exists: refusing"
                         + " to replace it");
             }
         }
         for (String name : present) {
             if (!names.contains(name) && isCheckpointName(prefix, name)) {
                 if (!replace) {
-                    throw new StorageException(ErrorCode.WRITE_FAILED, dir.resolve(name).toString(), "belongs to an"
+                    throw new StorageException(ErrorCode.ALREADY_EXISTS, dir.resolve(name).toString(), "belongs to an"
                             + " earlier layout with the prefix '" + prefix + "': refusing to leave it beside the new"
                             + " files, where a loader may read it instead; allow replacing to delete it");
                 }

@@ -88,7 +88,7 @@ class ShardedWriterTest {
     void existingFilesAreRefusedUnlessReplacing() throws IOException {
         Path existing = Files.write(dir.resolve("model-00002-of-00005.safetensors"), new byte[] {7});
         StorageException e = assertThrows(StorageException.class, () -> tens(150).writeTo(dir));
-        assertEquals(ErrorCode.WRITE_FAILED, e.code());
+        assertEquals(ErrorCode.ALREADY_EXISTS, e.code());
         assertEquals(Set.of("model-00002-of-00005.safetensors"), Set.of(dir.toFile().list()), "nothing written");
         assertArrayEquals(new byte[] {7}, Files.readAllBytes(existing));
         tens(150).replaceExisting(true).writeTo(dir);

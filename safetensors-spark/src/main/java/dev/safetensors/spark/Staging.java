@@ -70,7 +70,7 @@ final class Staging {
     /**
      * Creates the job's staging folder, and the output folder if missing.
      *
-     * @throws IOException {@link ErrorCode#WRITE_FAILED} when the output exists and holds files and the mode is not
+     * @throws IOException {@link ErrorCode#ALREADY_EXISTS} when the output exists and holds files and the mode is not
      *                     overwrite, or when it is not a local folder
      */
     static Staging prepare(WriteOptions options) throws IOException {
@@ -108,7 +108,7 @@ final class Staging {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(output)) {
             for (Path p : entries) {
                 if (!p.getFileName().toString().startsWith(PREFIX)) {
-                    throw new StorageException(ErrorCode.WRITE_FAILED, output.toString(), "exists and is not empty;"
+                    throw new StorageException(ErrorCode.ALREADY_EXISTS, output.toString(), "exists and is not empty;"
                             + " write with mode(\"overwrite\") to replace it");
                 }
             }

@@ -317,7 +317,7 @@ class SafetensorsWriteTest {
         vectors(3, 2).coalesce(1).write().format("safetensors").option("layout", "samples").save(out.toString());
         Exception exists = assertThrows(Exception.class, () -> vectors(3, 2).write().format("safetensors")
                 .option("layout", "samples").save(out.toString()));
-        assertEquals(ErrorCode.WRITE_FAILED, codeOf(exists));
+        assertEquals(ErrorCode.ALREADY_EXISTS, codeOf(exists));
         vectors(5, 2).write().format("safetensors").option("layout", "samples").mode("ignore").save(out.toString());
         assertEquals(3, JSON.readTree(out.resolve("manifest.json").toFile()).get("rows").asLong());
         Files.writeString(out.resolve("stale.txt"), "from before");
