@@ -37,8 +37,10 @@ public final class Location implements Serializable {
     /** The file name suffix of a safetensors file. */
     public static final String FILE_SUFFIX = ".safetensors";
 
-    private final String text;
-    private final URI uri;
+    /** What was written; serialized through {@link #writeReplace()}, never as this field. */
+    private final transient String text;
+    /** The URI {@link #text} parses as, or {@code null} for a path; derived again on reading. */
+    private final transient URI uri;
 
     private Location(String text, URI uri) {
         this.text = text;
@@ -258,11 +260,22 @@ public final class Location implements Serializable {
         return display();
     }
 
+    /**
+     * Serializes a location as its serial form: the text and whether it is a path.
+     *
+     * @return the serial form
+     */
     @Serial
     private Object writeReplace() {
         return new SerialForm(text, uri == null);
     }
 
+    /**
+     * Refuses a stream that holds a location's fields directly: only the serial form is read.
+     *
+     * @param in the stream
+     * @throws InvalidObjectException always
+     */
     @Serial
     private void readObject(ObjectInputStream in) throws InvalidObjectException {
         throw new InvalidObjectException("a Location is read through its serial form only");
