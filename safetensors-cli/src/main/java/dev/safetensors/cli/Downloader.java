@@ -113,12 +113,13 @@ final class Downloader {
      */
     List<Done> toCache(String location, HubCache cache) throws IOException {
         URI asked = Sources.asUri(location);
+        String shown = Location.parse(location).display();
         if (asked == null || !"hf".equalsIgnoreCase(asked.getScheme())) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location + ": --cache takes an hf://"
-                    + " location; the Hugging Face cache holds Hub files only");
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, shown + ": --cache takes an hf:// location;"
+                    + " the Hugging Face cache holds Hub files only");
         }
         if (cache.offline()) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location + ": HF_HUB_OFFLINE is set, so"
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, shown + ": HF_HUB_OFFLINE is set, so"
                     + " nothing can be downloaded");
         }
         List<String> files = files(location);

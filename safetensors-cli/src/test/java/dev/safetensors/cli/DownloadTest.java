@@ -207,6 +207,18 @@ class DownloadTest {
     }
 
     @Test
+    void aSignedUrlTheCacheRefusesIsNamedWithoutItsSecrets() throws Exception {
+        HubCache cache = new HubCache(dir.resolve("cache"), false);
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
+            dev.safetensors.InvalidLocationException e = org.junit.jupiter.api.Assertions.assertThrows(
+                    dev.safetensors.InvalidLocationException.class, () -> downloader(provider, new AtomicLong())
+                            .toCache("https://user:PASSWORD@h.example/m.safetensors?X-Amz-Signature=SIGNATURE", cache));
+            assertEquals(dev.safetensors.ErrorCode.INVALID_SOURCE, e.code());
+            assertFalse(e.getMessage().contains("PASSWORD") || e.getMessage().contains("SIGNATURE"), e.getMessage());
+        }
+    }
+
+    @Test
     void aRepositoryDownloadedIntoTheCacheIsThenReadWithoutARequest() throws Exception {
         HubCache cache = new HubCache(dir.resolve("cache"), false);
         AtomicLong bytes = new AtomicLong();
