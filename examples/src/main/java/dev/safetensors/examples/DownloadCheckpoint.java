@@ -4,7 +4,7 @@ import dev.safetensors.Limits;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.CheckpointFiles;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.Safetensors;
 import dev.safetensors.core.SourceRegistry;
@@ -75,7 +75,7 @@ public final class DownloadCheckpoint {
         HubRepository hub = new HubRepository(settings);
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache);
              SourceRegistry registry = SourceRegistry.builder().provider(provider).build()) {
-            CheckpointOptions options = CheckpointOptions.builder().registry(registry).build();
+            SafetensorsClient options = SafetensorsClient.builder().registry(registry).build();
             for (CheckpointFiles checkpoint : CheckpointFiles.locateAll(location, options)) {
                 List<Location> files = new ArrayList<>(checkpoint.shards());
                 files.add(0, checkpoint.file());

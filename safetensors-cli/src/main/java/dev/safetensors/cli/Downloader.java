@@ -6,7 +6,7 @@ import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.Location;
 import dev.safetensors.core.CheckpointFiles;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.Sources;
@@ -42,7 +42,7 @@ final class Downloader {
     record Done(String source, Path path, FileDownload.Result result) {
     }
 
-    private final CheckpointOptions checkpoints;
+    private final SafetensorsClient checkpoints;
     private final HubRepository hub;
     private final Limits limits;
     private final ReadOptions options;
@@ -59,7 +59,7 @@ final class Downloader {
      * @param grow     told the size of each file about to be fetched
      * @param advance  told each byte count fetched
      */
-    Downloader(CheckpointOptions checkpoints, HubRepository hub, Limits limits, ReadOptions options,
+    Downloader(SafetensorsClient checkpoints, HubRepository hub, Limits limits, ReadOptions options,
                boolean force, LongConsumer grow, LongConsumer advance) {
         this.checkpoints = checkpoints;
         this.hub = hub;

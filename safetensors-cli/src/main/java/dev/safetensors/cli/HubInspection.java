@@ -5,7 +5,7 @@ import dev.safetensors.Location;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.core.CheckpointMetadata;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.TensorTotals;
 
@@ -40,7 +40,7 @@ final class HubInspection {
         Location location = Location.parse(source);
         List<CheckpointMetadata> all;
         try {
-            CheckpointOptions options = common.opener().options(location, common.limits(), ReadOptions.DEFAULT);
+            SafetensorsClient options = common.opener().options(location, common.limits(), ReadOptions.DEFAULT);
             all = folder == null ? CheckpointMetadata.readAll(source, options)
                     : List.of(CheckpointMetadata.read(source, folder, options));
         } catch (IOException | RuntimeException e) {

@@ -8,7 +8,7 @@ import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Checkpoint;
 import dev.safetensors.core.CheckpointFiles;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.ReadOptions;
 
 import java.io.Closeable;
@@ -76,7 +76,7 @@ final class ReshardInput implements Closeable {
             throws IOException {
         Location location = Location.parse(argument);
         SourceOpener.checkNamesSomething(location);
-        CheckpointOptions checkpointOptions = opener.options(location, limits, options);
+        SafetensorsClient checkpointOptions = opener.options(location, limits, options);
         List<CheckpointFiles> found = CheckpointFiles.locateAll(argument, checkpointOptions);
         if (found.size() != 1) {
             // a repository with several checkpoints (diffusers components): reshard one at a time

@@ -6,7 +6,7 @@ import dev.safetensors.Limits;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SourceRegistry;
 
@@ -62,8 +62,8 @@ final class SourceOpener {
      * @return the options the library's checkpoint layer opens it with: this run's registry (or the local one, for a
      *         local location, so no backend is loaded)
      */
-    CheckpointOptions options(Location location, Limits limits, ReadOptions read) {
-        return CheckpointOptions.builder().registry(location.isLocal() ? LOCAL : registry()).limits(limits)
+    SafetensorsClient options(Location location, Limits limits, ReadOptions read) {
+        return SafetensorsClient.builder().registry(location.isLocal() ? LOCAL : registry()).limits(limits)
                 .readOptions(read).build();
     }
 

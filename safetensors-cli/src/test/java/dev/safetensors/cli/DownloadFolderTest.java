@@ -7,7 +7,7 @@ import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceStatistics;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.FileSource;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SourceRegistry;
@@ -194,7 +194,7 @@ class DownloadFolderTest {
     }
 
     private static Downloader downloader(CountingStore store, int parallelism) {
-        CheckpointOptions options = CheckpointOptions.builder()
+        SafetensorsClient options = SafetensorsClient.builder()
                 .registry(SourceRegistry.builder().provider(store).build())
                 .readOptions(ReadOptions.builder().parallelism(parallelism).build()).build();
         return new Downloader(options, null, Limits.STRICT, ReadOptions.builder().parallelism(parallelism).build(),

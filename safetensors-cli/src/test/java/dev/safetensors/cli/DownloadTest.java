@@ -1,7 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.Location;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
@@ -73,9 +73,9 @@ class DownloadTest {
         hub.close();
     }
 
-    private static CheckpointOptions through(HttpSourceProvider provider) {
+    private static SafetensorsClient through(HttpSourceProvider provider) {
         // the registry owns nothing here: the provider is the test's, closed by the test
-        return CheckpointOptions.builder().registry(SourceRegistry.builder().provider(provider).build()).build();
+        return SafetensorsClient.builder().registry(SourceRegistry.builder().provider(provider).build()).build();
     }
 
     private Downloader downloader(HttpSourceProvider provider, AtomicLong bytes) {

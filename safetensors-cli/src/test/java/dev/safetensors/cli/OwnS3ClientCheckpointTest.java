@@ -2,7 +2,7 @@ package dev.safetensors.cli;
 
 import dev.safetensors.core.Checkpoint;
 import dev.safetensors.core.CheckpointMetadata;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.s3.S3ClientOptions;
 import dev.safetensors.s3.S3SourceProvider;
@@ -70,7 +70,7 @@ class OwnS3ClientCheckpointTest {
         REQUESTS.clear();
         // the application's provider alone: nothing can fall back to a client built from the environment
         try (SourceRegistry registry = SourceRegistry.builder().provider(new S3SourceProvider(client)).build();
-             Checkpoint c = Checkpoint.open(INDEX, CheckpointOptions.builder().registry(registry).build())) {
+             Checkpoint c = Checkpoint.open(INDEX, SafetensorsClient.builder().registry(registry).build())) {
             assertEquals(3, c.tensors().size());
             assertEquals(1 + 2, REQUESTS.size(), "the index and one header per shard, all through our client: "
                     + REQUESTS);
@@ -80,7 +80,7 @@ class OwnS3ClientCheckpointTest {
             assertEquals(c.statistics().requests(), REQUESTS.size(), "tensor reads through the same client");
 
             REQUESTS.clear();
-            CheckpointMetadata m = CheckpointMetadata.readAll(INDEX, CheckpointOptions.builder().registry(registry)
+            CheckpointMetadata m = CheckpointMetadata.readAll(INDEX, SafetensorsClient.builder().registry(registry)
                     .build()).get(0);
             assertEquals(3, m.tensorCount());
             assertEquals(m.cost().requests(), REQUESTS.size(), "the one-call metadata through our client too");

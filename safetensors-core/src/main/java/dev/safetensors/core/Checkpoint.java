@@ -33,11 +33,11 @@ import dev.safetensors.core.internal.index.ShardHeaders;
  * One logical checkpoint: a single file, a sharded checkpoint behind its {@code *.safetensors.index.json} (local or
  * remote), or a checkpoint of a repository a provider lists, seen as one set of tensors.
  *
- * <p>{@link #open(String, CheckpointOptions)} finds the files ({@link CheckpointFiles}) through the options'
+ * <p>{@link #open(String, SafetensorsClient)} finds the files ({@link CheckpointFiles}) through the options'
  * {@link SourceRegistry}, reads and validates every shard's header once, {@link ReadOptions#parallelism()} at a time,
  * and cross-checks them against the index as {@link ShardIndex#verifyAgainst} does: every tensor in exactly the
  * shard the index maps it to, {@code total_size} equal to the bytes held. A checkpoint that opens is consistent.
- * {@link #check(String, CheckpointOptions)} does the same work without throwing at the first bad shard, for tools
+ * {@link #check(String, SafetensorsClient)} does the same work without throwing at the first bad shard, for tools
  * that report every shard.
  *
  * <p>Tensors are read through the shard that holds them: {@link #file(String)} gives that shard's
@@ -52,7 +52,7 @@ import dev.safetensors.core.internal.index.ShardHeaders;
  */
 public final class Checkpoint implements AutoCloseable {
     private final CheckpointFiles files;
-    private final CheckpointOptions options;
+    private final SafetensorsClient options;
     private final List<SafetensorsHeader> headers;
     private final Map<String, Integer> shardOf;
     private final List<TensorInfo> tensors;
@@ -64,7 +64,7 @@ public final class Checkpoint implements AutoCloseable {
     private final SourceStatistics openCost;
     private volatile boolean closed;
 
-    private Checkpoint(CheckpointFiles files, CheckpointOptions options, List<SafetensorsHeader> headers,
+    private Checkpoint(CheckpointFiles files, SafetensorsClient options, List<SafetensorsHeader> headers,
                        List<ShardHeaders.Read> kept, SafetensorsFile single, RandomAccessSource singleSource,
                        SourceStatistics openCost) {
         this.files = files;
@@ -97,14 +97,14 @@ public final class Checkpoint implements AutoCloseable {
     }
 
     /**
-     * Opens a checkpoint with the {@linkplain CheckpointOptions#defaults() default options}.
+     * Opens a checkpoint with the {@linkplain SafetensorsClient#defaultClient() default options}.
      *
      * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository, as a path or a URI
      * @return the open checkpoint
      * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
      */
     public static Checkpoint open(String location) throws IOException {
-        return open(location, CheckpointOptions.defaults());
+        return open(location, SafetensorsClient.defaultClient());
     }
 
     /**
@@ -113,7 +113,7 @@ public final class Checkpoint implements AutoCloseable {
      * @throws IOException as {@link #open(String)}
      */
     public static Checkpoint open(Path path) throws IOException {
-        return open(Location.of(path).text(), CheckpointOptions.defaults());
+        return open(Location.of(path).text(), SafetensorsClient.defaultClient());
     }
 
     /**
@@ -125,21 +125,8 @@ public final class Checkpoint implements AutoCloseable {
      * @return the open checkpoint
      * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
      */
-    public static Checkpoint open(String location, CheckpointOptions options) throws IOException {
+    public static Checkpoint open(String location, SafetensorsClient options) throws IOException {
         return open(CheckpointFiles.locate(location, null, options), options);
-    }
-
-    /**
-     * Opens a checkpoint whose files were already located, such as one checkpoint of a repository's
-     * {@link CheckpointFiles#locateAll}, under the given limits and the default registry.
-     *
-     * @param files  the checkpoint's files
-     * @param limits the policy for the headers and for {@code readFloat32}
-     * @return the open checkpoint
-     * @throws IOException if a header is invalid, the index and headers disagree, or a read fails
-     */
-    public static Checkpoint open(CheckpointFiles files, Limits limits) throws IOException {
-        return open(files, CheckpointOptions.builder().limits(limits).build());
     }
 
     /**
@@ -150,7 +137,7 @@ public final class Checkpoint implements AutoCloseable {
      * @return the open checkpoint
      * @throws IOException the first shard's failure in shard order, else the index's disagreement with the shards
      */
-    public static Checkpoint open(CheckpointFiles files, CheckpointOptions options) throws IOException {
+    public static Checkpoint open(CheckpointFiles files, SafetensorsClient options) throws IOException {
         Objects.requireNonNull(files, "files");
         Objects.requireNonNull(options, "options");
         SourceStatistics cost = files.cost();
@@ -194,19 +181,19 @@ public final class Checkpoint implements AutoCloseable {
     }
 
     /**
-     * Checks a checkpoint with the {@linkplain CheckpointOptions#defaults() default options}, as
-     * {@link #check(String, CheckpointOptions)}.
+     * Checks a checkpoint with the {@linkplain SafetensorsClient#defaultClient() default options}, as
+     * {@link #check(String, SafetensorsClient)}.
      *
      * @param location a file, an index or a repository
      * @return the verdicts
      * @throws IOException if the checkpoint cannot be located (nothing there, an invalid index or listing)
      */
     public static CheckpointVerdict check(String location) throws IOException {
-        return check(location, CheckpointOptions.defaults());
+        return check(location, SafetensorsClient.defaultClient());
     }
 
     /**
-     * Reads and judges every shard's header, as {@link #open(String, CheckpointOptions)} does, but gives a verdict
+     * Reads and judges every shard's header, as {@link #open(String, SafetensorsClient)} does, but gives a verdict
      * for each shard instead of throwing at the first bad one, and judges the index against the shards when all of
      * them passed. No source stays open.
      *
@@ -215,7 +202,7 @@ public final class Checkpoint implements AutoCloseable {
      * @return the verdicts
      * @throws IOException if the checkpoint cannot be located (nothing there, an invalid index or listing)
      */
-    public static CheckpointVerdict check(String location, CheckpointOptions options) throws IOException {
+    public static CheckpointVerdict check(String location, SafetensorsClient options) throws IOException {
         return check(CheckpointFiles.locate(location, null, options), options);
     }
 
@@ -225,7 +212,7 @@ public final class Checkpoint implements AutoCloseable {
      * @return the verdicts of its shards and of the index against them
      * @throws IOException only if the thread is interrupted
      */
-    public static CheckpointVerdict check(CheckpointFiles files, CheckpointOptions options) throws IOException {
+    public static CheckpointVerdict check(CheckpointFiles files, SafetensorsClient options) throws IOException {
         return judge(files, ShardHeaders.read(files.shards(), options, false));
     }
 
@@ -371,7 +358,7 @@ public final class Checkpoint implements AutoCloseable {
     }
 
     /** @return the options the checkpoint was opened with */
-    public CheckpointOptions options() {
+    public SafetensorsClient options() {
         return options;
     }
 

@@ -66,12 +66,12 @@ public final class CheckpointFiles {
 
     /**
      * @param location a file, an index, or a repository, as a path or a URI ({@link Location#parse})
-     * @return its files, found through the {@linkplain CheckpointOptions#defaults() default options}; for a
+     * @return its files, found through the {@linkplain SafetensorsClient#defaultClient() default options}; for a
      *         repository, its root checkpoint or else the first listed
      * @throws IOException if nothing can be found there, the index is invalid, or a request fails
      */
     public static CheckpointFiles locate(String location) throws IOException {
-        return locate(location, null, CheckpointOptions.defaults());
+        return locate(location, null, SafetensorsClient.defaultClient());
     }
 
     /**
@@ -86,7 +86,7 @@ public final class CheckpointFiles {
      *                     holds more than {@link dev.safetensors.Limits#maxCheckpointsPerListing()} checkpoints;
      *                     whatever reading the index or listing the repository throws
      */
-    public static CheckpointFiles locate(String location, String folder, CheckpointOptions options)
+    public static CheckpointFiles locate(String location, String folder, SafetensorsClient options)
             throws IOException {
         Location at = Location.parse(location);
         Optional<RepositoryListing> listing = listing(at, options);
@@ -103,16 +103,16 @@ public final class CheckpointFiles {
      * @throws IOException if nothing can be found there, an index is invalid, or a request fails
      */
     public static List<CheckpointFiles> locateAll(String location) throws IOException {
-        return locateAll(location, CheckpointOptions.defaults());
+        return locateAll(location, SafetensorsClient.defaultClient());
     }
 
     /**
      * @param location a file, an index, or a repository
      * @param options  the registry that opens and lists every location, and the limits of the indexes and listing
      * @return every checkpoint there: one for a file or an index, each listed one for a repository
-     * @throws IOException as {@link #locate(String, String, CheckpointOptions)}
+     * @throws IOException as {@link #locate(String, String, SafetensorsClient)}
      */
-    public static List<CheckpointFiles> locateAll(String location, CheckpointOptions options) throws IOException {
+    public static List<CheckpointFiles> locateAll(String location, SafetensorsClient options) throws IOException {
         Location at = Location.parse(location);
         Optional<RepositoryListing> listing = listing(at, options);
         if (listing.isEmpty()) {
@@ -134,7 +134,7 @@ public final class CheckpointFiles {
         return new RepositoryListing(l.repository(), l.commit(), l.checkpoints(), SourceStatistics.NONE);
     }
 
-    private static Optional<RepositoryListing> listing(Location location, CheckpointOptions options)
+    private static Optional<RepositoryListing> listing(Location location, SafetensorsClient options)
             throws IOException {
         if (location.isLocal() && location.uri().isEmpty() && location.looksLikeUri()) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location.display() + ": not a valid URI");
@@ -171,7 +171,7 @@ public final class CheckpointFiles {
     }
 
     private static CheckpointFiles ofRepository(Location location, RepositoryListing l, RepositoryCheckpoint c,
-                                                CheckpointOptions options) throws IOException {
+                                                SafetensorsClient options) throws IOException {
         SourceIdentity identity = new SourceIdentity(null, null, l.repository(), l.commit(), null);
         return ofFile(location, Location.of(c.file()), c.folder(), c.config().map(Location::of).orElse(null),
                 identity, l.cost(), options);
@@ -201,7 +201,7 @@ public final class CheckpointFiles {
     }
 
     /** A file or an index as named, or the checkpoint a folder or prefix holds. */
-    private static CheckpointFiles ofLocation(Location at, CheckpointOptions options) throws IOException {
+    private static CheckpointFiles ofLocation(Location at, SafetensorsClient options) throws IOException {
         if (!isFolder(at)) {
             return ofFile(at, at, "", null, SourceIdentity.NONE, SourceStatistics.NONE, options);
         }
@@ -273,7 +273,7 @@ public final class CheckpointFiles {
     }
 
     private static CheckpointFiles ofFile(Location name, Location file, String folder, Location config,
-                                          SourceIdentity identity, SourceStatistics cost, CheckpointOptions options)
+                                          SourceIdentity identity, SourceStatistics cost, SafetensorsClient options)
             throws IOException {
         if (config == null) {
             config = localConfig(file);

@@ -76,7 +76,7 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
      * @throws IOException if nothing is found, a header, index or the pair of them is invalid, or a request fails
      */
     public static List<CheckpointMetadata> readAll(String location) throws IOException {
-        return readAll(location, CheckpointOptions.defaults());
+        return readAll(location, SafetensorsClient.defaultClient());
     }
 
     /**
@@ -88,7 +88,7 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
      * @return one entry per checkpoint; the repository listing's request is counted in the first
      * @throws IOException if nothing is found, a header, index or the pair of them is invalid, or a request fails
      */
-    public static List<CheckpointMetadata> readAll(String location, CheckpointOptions options) throws IOException {
+    public static List<CheckpointMetadata> readAll(String location, SafetensorsClient options) throws IOException {
         List<CheckpointMetadata> all = new ArrayList<>();
         for (CheckpointFiles files : CheckpointFiles.locateAll(location, options)) {
             all.add(read(files, options));
@@ -99,12 +99,12 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
     /**
      * @param location a file, an index or a repository
      * @param folder   for a repository, the folder of the checkpoint ({@code ""} for the root), or {@code null} for
-     *                 the default ({@link CheckpointFiles#locate(String, String, CheckpointOptions)})
+     *                 the default ({@link CheckpointFiles#locate(String, String, SafetensorsClient)})
      * @return that checkpoint's metadata, read with the default options
      * @throws IOException as {@link #readAll}
      */
     public static CheckpointMetadata read(String location, String folder) throws IOException {
-        return read(location, folder, CheckpointOptions.defaults());
+        return read(location, folder, SafetensorsClient.defaultClient());
     }
 
     /**
@@ -114,7 +114,7 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
      * @return that checkpoint's metadata
      * @throws IOException as {@link #readAll}
      */
-    public static CheckpointMetadata read(String location, String folder, CheckpointOptions options)
+    public static CheckpointMetadata read(String location, String folder, SafetensorsClient options)
             throws IOException {
         return read(CheckpointFiles.locate(location, folder, options), options);
     }
@@ -125,7 +125,7 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
      * @throws IOException as {@link #readAll}
      */
     public static CheckpointMetadata read(CheckpointFiles files) throws IOException {
-        return read(files, CheckpointOptions.defaults());
+        return read(files, SafetensorsClient.defaultClient());
     }
 
     /**
@@ -134,7 +134,7 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
      * @return its metadata
      * @throws IOException as {@link #readAll}
      */
-    public static CheckpointMetadata read(CheckpointFiles files, CheckpointOptions options) throws IOException {
+    public static CheckpointMetadata read(CheckpointFiles files, SafetensorsClient options) throws IOException {
         SourceStatistics cost;
         List<SafetensorsHeader> headers;
         try (Checkpoint c = Checkpoint.open(files, options)) {

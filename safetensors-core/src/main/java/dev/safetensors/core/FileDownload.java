@@ -232,7 +232,7 @@ public final class FileDownload {
      * @throws IOException the first failure in file order: an invalid header (unless forced), a source that cannot
      *                     be opened or read
      */
-    public static List<Optional<String>> validate(List<Location> files, CheckpointOptions options, boolean force)
+    public static List<Optional<String>> validate(List<Location> files, SafetensorsClient options, boolean force)
             throws IOException {
         List<Location> checked = new ArrayList<>();
         for (Location f : files) {

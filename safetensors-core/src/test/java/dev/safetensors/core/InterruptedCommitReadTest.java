@@ -76,7 +76,7 @@ class InterruptedCommitReadTest {
                 () -> CheckpointFiles.locate(dir + "/"));
         assertEquals(ErrorCode.INTERRUPTED_COMMIT, folder.code(), "the folder as a source too");
         StorageException check = assertThrows(StorageException.class,
-                () -> Checkpoint.check(index.toString(), CheckpointOptions.defaults()));
+                () -> Checkpoint.check(index.toString(), SafetensorsClient.defaultClient()));
         assertEquals(ErrorCode.INTERRUPTED_COMMIT, check.code(), "and validation");
         assertEquals(before, snapshot(dir), "the read changed nothing");
     }
@@ -124,7 +124,7 @@ class InterruptedCommitReadTest {
                 assertEquals(1f, first(c.readBytes("a")));
                 assertEquals(1f, first(c.readBytes("b")));
             }
-            assertTrue(Checkpoint.check(index.toString(), CheckpointOptions.defaults()).valid(), "and it is valid");
+            assertTrue(Checkpoint.check(index.toString(), SafetensorsClient.defaultClient()).valid(), "and it is valid");
             assertEquals(dir + "/", CheckpointFiles.locate(dir + "/").name(), "the folder as a source too");
         }, "a read of the checkpoint ends");
         assertEquals(before, snapshot(dir), "the read changed nothing");

@@ -17,7 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import dev.safetensors.core.CheckpointOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.FileSource;
 import dev.safetensors.core.ReadOptions;
@@ -62,7 +62,7 @@ public final class ShardHeaders {
      * @return one read per shard, in order; the caller closes the kept sources
      * @throws IOException only if the calling thread is interrupted (every source opened is closed first)
      */
-    public static List<Read> read(List<Location> shards, CheckpointOptions options, boolean keepRemote) throws IOException {
+    public static List<Read> read(List<Location> shards, SafetensorsClient options, boolean keepRemote) throws IOException {
         int threads = Math.min(shards.size(), options.readOptions().parallelism());
         AtomicLong budget = new AtomicLong(MAX_KEPT_PREFIX_BYTES);
         if (threads <= 1) {
@@ -118,7 +118,7 @@ public final class ShardHeaders {
         }
     }
 
-    private static Read one(Location shard, CheckpointOptions options, boolean keepRemote, AtomicLong budget) {
+    private static Read one(Location shard, SafetensorsClient options, boolean keepRemote, AtomicLong budget) {
         RandomAccessSource source = null;
         try {
             source = options.registry().open(shard);

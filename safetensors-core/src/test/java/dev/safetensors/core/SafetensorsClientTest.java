@@ -25,10 +25,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import dev.safetensors.core.internal.index.QuantizationConfig;
 
 /**
- * {@link CheckpointOptions}: every location of a checkpoint (index, shards, listing) goes through the caller's
+ * {@link SafetensorsClient}: every location of a checkpoint (index, shards, listing) goes through the caller's
  * registry and is held to the caller's limits; shard headers are read once; every shard gets a verdict.
  */
-class CheckpointOptionsTest {
+class SafetensorsClientTest {
     private static final String INDEX = "mem://b/m/model.safetensors.index.json";
     private static final String SHARD1 = "model-00001-of-00002.safetensors";
     private static final String SHARD2 = "model-00002-of-00002.safetensors";
@@ -52,9 +52,9 @@ class CheckpointOptionsTest {
         return SafetensorsFixture.create().tensor("b", "BF16", 5).build();
     }
 
-    private static CheckpointOptions options(MemoryStore store, Limits limits) {
+    private static SafetensorsClient options(MemoryStore store, Limits limits) {
         // no installed provider: whatever does not go through the caller's store cannot be opened at all
-        return CheckpointOptions.builder().registry(SourceRegistry.builder().provider(store).build()).limits(limits)
+        return SafetensorsClient.builder().registry(SourceRegistry.builder().provider(store).build()).limits(limits)
                 .readOptions(ReadOptions.builder().parallelism(2).build()).build();
     }
 
@@ -195,11 +195,11 @@ class CheckpointOptionsTest {
 
     @Test
     void theDefaultsAreTheInstalledProvidersAndTheStrictPolicy() {
-        CheckpointOptions d = CheckpointOptions.defaults();
+        SafetensorsClient d = SafetensorsClient.defaultClient();
         assertEquals(Limits.STRICT, d.limits());
         assertEquals(ReadOptions.DEFAULT, d.readOptions());
         assertEquals(Sources.defaultRegistry(), d.registry());
-        CheckpointOptions official = d.toBuilder().limits(Limits.OFFICIAL).build();
+        SafetensorsClient official = d.newBuilder().limits(Limits.OFFICIAL).build();
         assertEquals(Limits.OFFICIAL, official.limits());
         assertEquals(Sources.defaultRegistry(), official.registry());
         assertArrayEquals(new int[] {Limits.DEFAULT_MAX_INDEX_BYTES, Limits.DEFAULT_MAX_SHARDS_PER_INDEX},

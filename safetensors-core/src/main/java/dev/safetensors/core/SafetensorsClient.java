@@ -1,0 +1,211 @@
+package dev.safetensors.core;
+
+import dev.safetensors.Limits;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Location;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The one configured client every surface works through (the command, Spark, the examples, an application): the
+ * {@link SourceRegistry} that opens and lists every location (the index, every shard, {@code config.json},
+ * repository and prefix listings), the {@link Limits} every header, index and config is held to, the
+ * {@link ReadOptions} tensor reads use, the {@link ListOptions} listings use, and how many sources the checkpoint
+ * workflows read at once. Every object it opens ({@link Checkpoint}, {@link CheckpointFiles}) remembers it, so no
+ * later step of a workflow can fall back to a default.
+ *
+ * <p>Built once and shared, as {@code OkHttpClient} is: immutable and thread-safe; {@link #newBuilder()} makes a
+ * variant that shares this one's registry. The static shortcuts ({@link Checkpoint#open(String)} and its kin) are
+ * one-liners over {@link #defaultClient()}.
+ *
+ * <pre>{@code
+ * try (SourceRegistry registry = SourceRegistry.builder().provider(new S3SourceProvider(s3)).build()) {
+ *     SafetensorsClient client = SafetensorsClient.builder().registry(registry).limits(Limits.OFFICIAL).build();
+ *     try (Checkpoint c = client.openCheckpoint(Location.parse("s3://bucket/model.safetensors.index.json"))) { ... }
+ * }
+ * }</pre>
+ *
+ * <p>The client does not own its registry: closing it is the caller's job.
+ */
+public final class SafetensorsClient {
+    /** Default number of sources the checkpoint workflows read at once: {@value}. */
+    public static final int DEFAULT_CONCURRENCY = 8;
+    /** Largest number of sources the checkpoint workflows read at once: {@value}. */
+    public static final int MAX_CONCURRENCY = 256;
+
+    private static final SafetensorsClient DEFAULT = new Builder().build();
+
+    private final SourceRegistry registry;
+    private final Limits limits;
+    private final ReadOptions readOptions;
+    private final ListOptions listOptions;
+    private final int concurrency;
+
+    private SafetensorsClient(Builder b) {
+        this.registry = b.registry;
+        this.limits = b.limits;
+        this.readOptions = b.readOptions;
+        this.listOptions = b.listOptions;
+        this.concurrency = b.concurrency;
+    }
+
+    /**
+     * @return the client of the installed providers ({@link Sources}' registry), {@link Limits#STRICT},
+     *         {@link ReadOptions#DEFAULT}, {@link ListOptions#DEFAULT} and {@value #DEFAULT_CONCURRENCY} sources at once
+     */
+    public static SafetensorsClient defaultClient() {
+        return DEFAULT;
+    }
+
+    /** @return a builder with the {@link #defaultClient()} values */
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** @return a builder starting from this client's settings and registry */
+    public Builder newBuilder() {
+        Builder b = new Builder().limits(limits).readOptions(readOptions).listOptions(listOptions)
+                .concurrency(concurrency);
+        b.registry = registry;
+        return b;
+    }
+
+    /** @return the registry that opens and lists every location */
+    public SourceRegistry registry() {
+        // the default registry is built on first use, so a client that only ever sees local files loads no backend
+        return registry != null ? registry : Sources.defaultRegistry();
+    }
+
+    /** @return the policy for headers, indexes, configs and listings */
+    public Limits limits() {
+        return limits;
+    }
+
+    /** @return how tensor bytes are fetched from remote shards */
+    public ReadOptions readOptions() {
+        return readOptions;
+    }
+
+    /** @return how prefixes and folders are listed */
+    public ListOptions listOptions() {
+        return listOptions;
+    }
+
+    /** @return how many sources the checkpoint workflows read at once */
+    public int concurrency() {
+        return concurrency;
+    }
+
+    /**
+     * Opens a checkpoint, every location (the index, each shard, a repository listing) opened through this client.
+     *
+     * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository
+     * @return the open checkpoint; it remembers this client
+     * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
+     */
+    public Checkpoint openCheckpoint(Location location) throws IOException {
+        return Checkpoint.open(locate(location), this);
+    }
+
+    /**
+     * @param files a checkpoint this client (or one sharing its registry) located
+     * @return the open checkpoint
+     * @throws IOException the first shard's failure in shard order, else the index's disagreement with the shards
+     */
+    public Checkpoint openCheckpoint(CheckpointFiles files) throws IOException {
+        return Checkpoint.open(files, this);
+    }
+
+    /**
+     * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository
+     * @return its files; for a repository, its root checkpoint or else the first listed
+     * @throws IOException as {@link CheckpointFiles#locate(String, String, SafetensorsClient)}
+     */
+    public CheckpointFiles locate(Location location) throws IOException {
+        return CheckpointFiles.locate(location.text(), null, this);
+    }
+
+    /**
+     * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository
+     * @return every checkpoint there: one for a file, an index or a folder, each listed one for a repository
+     * @throws IOException as {@link CheckpointFiles#locateAll(String, SafetensorsClient)}
+     */
+    public List<CheckpointFiles> locateAll(Location location) throws IOException {
+        return CheckpointFiles.locateAll(location.text(), this);
+    }
+
+    @Override
+    public String toString() {
+        return "SafetensorsClient{registry=" + (registry == null ? "installed" : registry) + ", limits=" + limits
+                + ", readOptions=" + readOptions + ", listOptions=" + listOptions + ", concurrency=" + concurrency + '}';
+    }
+
+    /** Builds a {@link SafetensorsClient}; starts from the {@linkplain #defaultClient() default} settings. Not thread-safe. */
+    public static final class Builder {
+        /** {@code null} until one is given: the default registry, built when first asked for. */
+        private SourceRegistry registry;
+        private Limits limits = Limits.STRICT;
+        private ReadOptions readOptions = ReadOptions.DEFAULT;
+        private ListOptions listOptions = ListOptions.DEFAULT;
+        private int concurrency = DEFAULT_CONCURRENCY;
+
+        private Builder() {
+        }
+
+        /**
+         * @param registry opens and lists every location; the caller keeps ownership
+         * @return this builder
+         */
+        public Builder registry(SourceRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+            return this;
+        }
+
+        /**
+         * @param limits the policy for headers, indexes, configs and listings
+         * @return this builder
+         */
+        public Builder limits(Limits limits) {
+            this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * @param readOptions how tensor bytes are fetched from remote shards
+         * @return this builder
+         */
+        public Builder readOptions(ReadOptions readOptions) {
+            this.readOptions = Objects.requireNonNull(readOptions, "readOptions");
+            return this;
+        }
+
+        /**
+         * @param listOptions how prefixes and folders are listed
+         * @return this builder
+         */
+        public Builder listOptions(ListOptions listOptions) {
+            this.listOptions = Objects.requireNonNull(listOptions, "listOptions");
+            return this;
+        }
+
+        /**
+         * @param concurrency how many sources the checkpoint workflows read at once, 1 to {@value #MAX_CONCURRENCY}
+         * @return this builder
+         * @throws IllegalArgumentException if out of range
+         */
+        public Builder concurrency(int concurrency) {
+            if (concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+                throw new IllegalArgumentException("concurrency must be 1 to " + MAX_CONCURRENCY + ": " + concurrency);
+            }
+            this.concurrency = concurrency;
+            return this;
+        }
+
+        /** @return the client */
+        public SafetensorsClient build() {
+            return new SafetensorsClient(this);
+        }
+    }
+}
