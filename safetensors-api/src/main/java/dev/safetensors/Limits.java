@@ -34,21 +34,6 @@ public final class Limits {
     public static final long DEFAULT_MAX_FLOAT32_ELEMENTS = 134_217_728L;
     /** Default bytes the first read of a header check asks for: most headers fit, so a check is one request. */
     public static final int DEFAULT_PREFETCH_BYTES = 128 * 1024;
-    /** Default largest {@code *.safetensors.index.json}: some hundred times the index of a 50,000-tensor checkpoint. */
-    public static final int DEFAULT_MAX_INDEX_BYTES = 64 * 1024 * 1024;
-    /** Default largest {@code config.json} read beside a checkpoint. */
-    public static final int DEFAULT_MAX_CONFIG_BYTES = 4 * 1024 * 1024;
-    /** Default largest repository listing answer (a Hub tree of some hundred thousand files). */
-    public static final int DEFAULT_MAX_LISTING_BYTES = 32 * 1024 * 1024;
-    /** Default largest manifest of digests read back for verification. */
-    public static final int DEFAULT_MAX_MANIFEST_BYTES = 64 * 1024 * 1024;
-    /**
-     * Default most distinct shards an index may name: far above any real checkpoint (the largest public ones have a
-     * few hundred), and never more than the tensors it maps.
-     */
-    public static final int DEFAULT_MAX_SHARDS_PER_INDEX = 10_000;
-    /** Default most checkpoints taken from one repository listing (a diffusers pipeline has a handful). */
-    public static final int DEFAULT_MAX_CHECKPOINTS_PER_LISTING = 1_000;
 
     /** The strict policy: 8 MiB headers, depth 8, 1,024-byte strings, 50,000 entries, rank 16, 13 dtypes. */
     public static final Limits STRICT = new Builder().build();
@@ -80,12 +65,6 @@ public final class Limits {
     private final int prefetchBytes;
     private final boolean allowLeadingWhitespace;
     private final Set<DType> acceptedDtypes;
-    private final int maxIndexBytes;
-    private final int maxConfigBytes;
-    private final int maxListingBytes;
-    private final int maxManifestBytes;
-    private final int maxShardsPerIndex;
-    private final int maxCheckpointsPerListing;
 
     private Limits(Builder b) {
         this.maxHeaderBytes = b.maxHeaderBytes;
@@ -99,12 +78,6 @@ public final class Limits {
         this.prefetchBytes = b.prefetchBytes;
         this.allowLeadingWhitespace = b.allowLeadingWhitespace;
         this.acceptedDtypes = Collections.unmodifiableSet(EnumSet.copyOf(b.acceptedDtypes));
-        this.maxIndexBytes = b.maxIndexBytes;
-        this.maxConfigBytes = b.maxConfigBytes;
-        this.maxListingBytes = b.maxListingBytes;
-        this.maxManifestBytes = b.maxManifestBytes;
-        this.maxShardsPerIndex = b.maxShardsPerIndex;
-        this.maxCheckpointsPerListing = b.maxCheckpointsPerListing;
     }
 
     /** @return a builder with the {@link #STRICT} values */
@@ -172,49 +145,13 @@ public final class Limits {
         return acceptedDtypes;
     }
 
-    /** @return the largest index read, in bytes (default {@value #DEFAULT_MAX_INDEX_BYTES}) */
-    public int maxIndexBytes() {
-        return maxIndexBytes;
-    }
-
-    /** @return the largest {@code config.json} read, in bytes (default {@value #DEFAULT_MAX_CONFIG_BYTES}) */
-    public int maxConfigBytes() {
-        return maxConfigBytes;
-    }
-
-    /** @return the largest repository listing read, in bytes (default {@value #DEFAULT_MAX_LISTING_BYTES}) */
-    public int maxListingBytes() {
-        return maxListingBytes;
-    }
-
-    /** @return the largest manifest read, in bytes (default {@value #DEFAULT_MAX_MANIFEST_BYTES}) */
-    public int maxManifestBytes() {
-        return maxManifestBytes;
-    }
-
-    /**
-     * @return the most distinct shards an index may name (default {@value #DEFAULT_MAX_SHARDS_PER_INDEX}); an index
-     *         also never names more shards than tensors
-     */
-    public int maxShardsPerIndex() {
-        return maxShardsPerIndex;
-    }
-
-    /** @return the most checkpoints one repository listing may hold (default {@value #DEFAULT_MAX_CHECKPOINTS_PER_LISTING}) */
-    public int maxCheckpointsPerListing() {
-        return maxCheckpointsPerListing;
-    }
-
     @Override
     public String toString() {
         return "Limits{maxHeaderBytes=" + maxHeaderBytes + ", maxDepth=" + maxDepth + ", maxStringBytes="
                 + maxStringBytes + ", maxMetadataValueBytes=" + maxMetadataValueBytes + ", maxEntries=" + maxEntries
                 + ", maxMetadataKeys=" + maxMetadataKeys + ", maxRank=" + maxRank + ", maxFloat32Elements="
                 + maxFloat32Elements + ", prefetchBytes=" + prefetchBytes + ", allowLeadingWhitespace="
-                + allowLeadingWhitespace + ", acceptedDtypes=" + acceptedDtypes + ", maxIndexBytes=" + maxIndexBytes
-                + ", maxConfigBytes=" + maxConfigBytes + ", maxListingBytes=" + maxListingBytes + ", maxManifestBytes="
-                + maxManifestBytes + ", maxShardsPerIndex=" + maxShardsPerIndex + ", maxCheckpointsPerListing="
-                + maxCheckpointsPerListing + '}';
+                + allowLeadingWhitespace + ", acceptedDtypes=" + acceptedDtypes + '}';
     }
 
     /** Builds a {@link Limits}; starts from the {@link #STRICT} values. Not thread-safe. */
@@ -230,12 +167,6 @@ public final class Limits {
         private int prefetchBytes = DEFAULT_PREFETCH_BYTES;
         private boolean allowLeadingWhitespace;
         private Set<DType> acceptedDtypes = DType.strictSet();
-        private int maxIndexBytes = DEFAULT_MAX_INDEX_BYTES;
-        private int maxConfigBytes = DEFAULT_MAX_CONFIG_BYTES;
-        private int maxListingBytes = DEFAULT_MAX_LISTING_BYTES;
-        private int maxManifestBytes = DEFAULT_MAX_MANIFEST_BYTES;
-        private int maxShardsPerIndex = DEFAULT_MAX_SHARDS_PER_INDEX;
-        private int maxCheckpointsPerListing = DEFAULT_MAX_CHECKPOINTS_PER_LISTING;
 
         private Builder() {
         }
@@ -252,12 +183,6 @@ public final class Limits {
             prefetchBytes = l.prefetchBytes;
             allowLeadingWhitespace = l.allowLeadingWhitespace;
             acceptedDtypes = l.acceptedDtypes;
-            maxIndexBytes = l.maxIndexBytes;
-            maxConfigBytes = l.maxConfigBytes;
-            maxListingBytes = l.maxListingBytes;
-            maxManifestBytes = l.maxManifestBytes;
-            maxShardsPerIndex = l.maxShardsPerIndex;
-            maxCheckpointsPerListing = l.maxCheckpointsPerListing;
         }
 
         /**
@@ -360,60 +285,6 @@ public final class Limits {
                 throw new IllegalArgumentException("acceptedDtypes must not be empty");
             }
             acceptedDtypes = EnumSet.copyOf(v);
-            return this;
-        }
-
-        /**
-         * @param v largest index in bytes, 2 to {@link Integer#MAX_VALUE} - 8
-         * @return this builder
-         */
-        public Builder maxIndexBytes(int v) {
-            maxIndexBytes = (int) requireRange("maxIndexBytes", v, 2, Integer.MAX_VALUE - 8);
-            return this;
-        }
-
-        /**
-         * @param v largest {@code config.json} in bytes, 2 to {@link Integer#MAX_VALUE} - 8
-         * @return this builder
-         */
-        public Builder maxConfigBytes(int v) {
-            maxConfigBytes = (int) requireRange("maxConfigBytes", v, 2, Integer.MAX_VALUE - 8);
-            return this;
-        }
-
-        /**
-         * @param v largest repository listing in bytes, 2 to {@link Integer#MAX_VALUE} - 8
-         * @return this builder
-         */
-        public Builder maxListingBytes(int v) {
-            maxListingBytes = (int) requireRange("maxListingBytes", v, 2, Integer.MAX_VALUE - 8);
-            return this;
-        }
-
-        /**
-         * @param v largest manifest in bytes, 2 to {@link Integer#MAX_VALUE} - 8
-         * @return this builder
-         */
-        public Builder maxManifestBytes(int v) {
-            maxManifestBytes = (int) requireRange("maxManifestBytes", v, 2, Integer.MAX_VALUE - 8);
-            return this;
-        }
-
-        /**
-         * @param v most distinct shards per index, at least 1
-         * @return this builder
-         */
-        public Builder maxShardsPerIndex(int v) {
-            maxShardsPerIndex = (int) requireRange("maxShardsPerIndex", v, 1, Integer.MAX_VALUE);
-            return this;
-        }
-
-        /**
-         * @param v most checkpoints per repository listing, at least 1
-         * @return this builder
-         */
-        public Builder maxCheckpointsPerListing(int v) {
-            maxCheckpointsPerListing = (int) requireRange("maxCheckpointsPerListing", v, 1, Integer.MAX_VALUE);
             return this;
         }
 

@@ -1,6 +1,6 @@
 package dev.safetensors.cli;
 
-import dev.safetensors.Limits;
+import dev.safetensors.CheckpointLimits;
 import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
@@ -26,11 +26,10 @@ import java.util.Set;
  * The manifest format that {@code manifest} writes and {@code verify --manifest} reads: one JSON object with
  * {@code manifest_version} 1 and a {@code files} array of {@link ManifestEntry} objects, one per line so that diffs
  * stay readable. Reading is strict about what it uses (duplicate names, types, 64-hex digests, at most
- * {@value #MAX_BYTES} bytes) and ignores fields it does not know, so later versions can add some.
+ * {@link CheckpointLimits#maxManifestBytes()} bytes) and ignores fields it does not know, so later versions can add
+ * some.
  */
 final class ManifestFile {
-    /** The largest manifest read. */
-    static final int MAX_BYTES = Limits.DEFAULT_MAX_MANIFEST_BYTES;
     private static final int VERSION = 1;
     private static final JsonFactory JSON = CommandJson.FACTORY;
 
@@ -87,22 +86,24 @@ final class ManifestFile {
     }
 
     /**
-     * @param path a manifest file
+     * @param path   a manifest file
+     * @param limits bounds its size ({@link CheckpointLimits#maxManifestBytes()})
      * @return its entries, in file order
      * @throws IOException           if it cannot be read
      * @throws IllegalArgumentException if it is not a valid manifest; the message says where and why
      */
-    static List<ManifestEntry> read(Path path) throws IOException {
+    static List<ManifestEntry> read(Path path, CheckpointLimits limits) throws IOException {
+        int max = limits.maxManifestBytes();
         if (Files.isDirectory(path)) {
             throw new StorageException(ErrorCode.NOT_A_FILE, path.toString(), "is a directory, not a manifest");
         }
         // bounded by the bytes read, not by size(): a pipe (/dev/stdin, a process substitution) or a device reports 0
         byte[] bytes;
         try (InputStream in = Files.newInputStream(path)) {
-            bytes = in.readNBytes(MAX_BYTES + 1);
+            bytes = in.readNBytes(max + 1);
         }
-        if (bytes.length > MAX_BYTES) {
-            throw new IllegalArgumentException("the manifest has more than " + MAX_BYTES + " bytes");
+        if (bytes.length > max) {
+            throw new IllegalArgumentException("the manifest has more than " + max + " bytes");
         }
         try (JsonParser p = JSON.createParser(ObjectReadContext.empty(), bytes)) {
             expect(p, p.nextToken(), JsonToken.START_OBJECT, "a JSON object");

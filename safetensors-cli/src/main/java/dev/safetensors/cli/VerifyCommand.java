@@ -2,6 +2,7 @@ package dev.safetensors.cli;
 
 import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.Location;
+import dev.safetensors.CheckpointLimits;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.SafetensorsException;
 
@@ -94,7 +95,7 @@ final class VerifyCommand implements Subcommand {
             }
             List<ManifestEntry> entries;
             try {
-                entries = ManifestFile.read(manifest);
+                entries = ManifestFile.read(manifest, CheckpointLimits.DEFAULT);
             } catch (IOException e) {
                 String why = e instanceof SafetensorsException s ? s.detail() : Failure.from(e, manifest.toString())
                         .message();

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.CheckpointLimits;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -153,7 +154,7 @@ class CommandFailuresTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(zero), "SKIPPED: no /dev/zero here");
         Cli.Run run = assertTimeoutPreemptively(Duration.ofSeconds(60),
                 () -> InProcess.run("verify", "--manifest", zero.toString())).exits(2);
-        assertTrue(run.stderr().contains("more than " + ManifestFile.MAX_BYTES + " bytes"), run.describe());
+        assertTrue(run.stderr().contains("more than " + CheckpointLimits.DEFAULT_MAX_MANIFEST_BYTES + " bytes"), run.describe());
     }
 
     // item 10: locations that name nothing

@@ -83,7 +83,7 @@ public final class CheckpointFiles {
      * @return its files
      * @throws IOException a {@link SourceNotFoundException} if a repository holds no checkpoint (in that folder);
      *                     an {@link InvalidLocationException} with {@link ErrorCode#INVALID_SOURCE} if a listing
-     *                     holds more than {@link dev.safetensors.Limits#maxCheckpointsPerListing()} checkpoints;
+     *                     holds more than {@link dev.safetensors.CheckpointLimits#maxCheckpointsPerListing()} checkpoints;
      *                     whatever reading the index or listing the repository throws
      */
     public static CheckpointFiles locate(String location, String folder, SafetensorsClient options)
@@ -141,7 +141,7 @@ public final class CheckpointFiles {
         }
         refuseInterruptedCommit(location);
         Optional<RepositoryListing> listing = options.registry().listCheckpoints(location);
-        int max = options.limits().maxCheckpointsPerListing();
+        int max = options.checkpointLimits().maxCheckpointsPerListing();
         if (listing.isPresent() && listing.get().checkpoints().size() > max) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location.display() + ": the repository"
                     + " holds " + listing.get().checkpoints().size() + " checkpoints, more than the limit of " + max);
@@ -284,7 +284,7 @@ public final class CheckpointFiles {
         try (RandomAccessSource source = options.registry().open(file)) {
             ShardIndex index;
             try {
-                index = ShardIndex.read(source, options.limits());
+                index = ShardIndex.read(source, options.checkpointLimits());
             } finally {
                 cost = cost.plus(source.statistics());
             }

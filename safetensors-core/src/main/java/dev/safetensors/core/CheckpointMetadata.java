@@ -145,7 +145,7 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
         String counting = "stored elements: no config.json was found beside the checkpoint";
         if (files.config().isPresent()) {
             Location config = files.config().get();
-            int max = options.limits().maxConfigBytes();
+            int max = options.checkpointLimits().maxConfigBytes();
             try (RandomAccessSource source = options.registry().open(config)) {
                 try {
                     quantization = QuantizationConfig.parse(config.display(), readSmall(source, max), max);

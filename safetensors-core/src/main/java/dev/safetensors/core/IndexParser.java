@@ -1,7 +1,7 @@
 package dev.safetensors.core;
 
 import dev.safetensors.InvalidHeaderException;
-import dev.safetensors.Limits;
+import dev.safetensors.CheckpointLimits;
 import dev.safetensors.Location;
 import dev.safetensors.spi.SourceNames;
 import tools.jackson.core.JacksonException;
@@ -30,7 +30,7 @@ import dev.safetensors.core.internal.header.StrictUtf8;
 /**
  * The one reader of {@code *.safetensors.index.json}, for local files, URLs and Hub repositories alike: a streaming
  * pass over the bytes ({@link IndexInput} bounds them and checks strict UTF-8 as they arrive), so an index as large as
- * {@link Limits#maxIndexBytes()} is never held whole. Each distinct shard name is kept once (a checkpoint of 200,000 tensors in 100 shards holds 100
+ * {@link CheckpointLimits#maxIndexBytes()} is never held whole. Each distinct shard name is kept once (a checkpoint of 200,000 tensors in 100 shards holds 100
  * shard strings, not 200,000); tensor names are kept, because they are what the index maps.
  *
  * <p>Why Jackson's streaming parser rather than the header's tokenizer: the header tokenizer works on a byte array
@@ -49,7 +49,7 @@ final class IndexParser {
             // 200,000 distinct tensor names would fill the name table for nothing
             .disable(TokenStreamFactory.Feature.CANONICALIZE_PROPERTY_NAMES)
             .disable(TokenStreamFactory.Feature.INTERN_PROPERTY_NAMES)
-            // the document length is bounded by IndexInput under the caller's Limits; strings cannot be longer
+            // the document length is bounded by IndexInput under the caller's CheckpointLimits; strings cannot be longer
             .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH)
                     .maxDocumentLength(Integer.MAX_VALUE).maxStringLength(Integer.MAX_VALUE)
                     .maxNameLength(Integer.MAX_VALUE).build())
@@ -73,7 +73,7 @@ final class IndexParser {
      * @throws InvalidHeaderException with {@code INVALID_INDEX} if the bytes are not a valid index
      * @throws IOException            if reading {@code in} fails
      */
-    static ShardIndex parse(String source, InputStream in, Limits limits) throws IOException {
+    static ShardIndex parse(String source, InputStream in, CheckpointLimits limits) throws IOException {
         IndexInput checked = new IndexInput(source, in, limits.maxIndexBytes());
         // JSON is UTF-8 (RFC 8259): the parser is given characters, never bytes, so its encoding detection cannot
         // take an index starting "{\0\0\0" for UTF-32; IndexInput has already refused anything but strict UTF-8

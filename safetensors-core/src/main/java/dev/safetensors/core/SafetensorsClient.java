@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.CheckpointLimits;
 import dev.safetensors.Limits;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
@@ -11,7 +12,8 @@ import java.util.Objects;
 /**
  * The one configured client every surface works through (the command, Spark, the examples, an application): the
  * {@link SourceRegistry} that opens and lists every location (the index, every shard, {@code config.json},
- * repository and prefix listings), the {@link Limits} every header, index and config is held to, the
+ * repository and prefix listings), the {@link Limits} every header is held to, the {@link CheckpointLimits} every
+ * index, {@code config.json}, repository listing and manifest is held to, the
  * {@link ReadOptions} tensor reads use, the {@link ListOptions} listings use, and how many sources the checkpoint
  * workflows read at once. Every object it opens ({@link Checkpoint}, {@link CheckpointFiles}) remembers it, so no
  * later step of a workflow can fall back to a default.
@@ -39,6 +41,7 @@ public final class SafetensorsClient {
 
     private final SourceRegistry registry;
     private final Limits limits;
+    private final CheckpointLimits checkpointLimits;
     private final ReadOptions readOptions;
     private final ListOptions listOptions;
     private final int concurrency;
@@ -46,6 +49,7 @@ public final class SafetensorsClient {
     private SafetensorsClient(Builder b) {
         this.registry = b.registry;
         this.limits = b.limits;
+        this.checkpointLimits = b.checkpointLimits;
         this.readOptions = b.readOptions;
         this.listOptions = b.listOptions;
         this.concurrency = b.concurrency;
@@ -53,6 +57,7 @@ public final class SafetensorsClient {
 
     /**
      * @return the client of the installed providers ({@link Sources}' registry), {@link Limits#STRICT},
+     *         {@link CheckpointLimits#DEFAULT},
      *         {@link ReadOptions#DEFAULT}, {@link ListOptions#DEFAULT} and {@value #DEFAULT_CONCURRENCY} sources at once
      */
     public static SafetensorsClient defaultClient() {
@@ -66,7 +71,7 @@ public final class SafetensorsClient {
 
     /** @return a builder starting from this client's settings and registry */
     public Builder newBuilder() {
-        Builder b = new Builder().limits(limits).readOptions(readOptions).listOptions(listOptions)
+        Builder b = new Builder().limits(limits).checkpointLimits(checkpointLimits).readOptions(readOptions).listOptions(listOptions)
                 .concurrency(concurrency);
         b.registry = registry;
         return b;
@@ -78,9 +83,14 @@ public final class SafetensorsClient {
         return registry != null ? registry : Sources.defaultRegistry();
     }
 
-    /** @return the policy for headers, indexes, configs and listings */
+    /** @return the policy for headers */
     public Limits limits() {
         return limits;
+    }
+
+    /** @return the bounds of indexes, {@code config.json} files, repository listings and manifests */
+    public CheckpointLimits checkpointLimits() {
+        return checkpointLimits;
     }
 
     /** @return how tensor bytes are fetched from remote shards */
@@ -139,7 +149,7 @@ public final class SafetensorsClient {
     @Override
     public String toString() {
         return "SafetensorsClient{registry=" + (registry == null ? "installed" : registry) + ", limits=" + limits
-                + ", readOptions=" + readOptions + ", listOptions=" + listOptions + ", concurrency=" + concurrency + '}';
+                + ", checkpointLimits=" + checkpointLimits + ", readOptions=" + readOptions + ", listOptions=" + listOptions + ", concurrency=" + concurrency + '}';
     }
 
     /** Builds a {@link SafetensorsClient}; starts from the {@linkplain #defaultClient() default} settings. Not thread-safe. */
@@ -147,6 +157,7 @@ public final class SafetensorsClient {
         /** {@code null} until one is given: the default registry, built when first asked for. */
         private SourceRegistry registry;
         private Limits limits = Limits.STRICT;
+        private CheckpointLimits checkpointLimits = CheckpointLimits.DEFAULT;
         private ReadOptions readOptions = ReadOptions.DEFAULT;
         private ListOptions listOptions = ListOptions.DEFAULT;
         private int concurrency = DEFAULT_CONCURRENCY;
@@ -164,11 +175,20 @@ public final class SafetensorsClient {
         }
 
         /**
-         * @param limits the policy for headers, indexes, configs and listings
+         * @param limits the policy for headers
          * @return this builder
          */
         public Builder limits(Limits limits) {
             this.limits = Objects.requireNonNull(limits, "limits");
+            return this;
+        }
+
+        /**
+         * @param checkpointLimits the bounds of indexes, {@code config.json} files, repository listings and manifests
+         * @return this builder
+         */
+        public Builder checkpointLimits(CheckpointLimits checkpointLimits) {
+            this.checkpointLimits = Objects.requireNonNull(checkpointLimits, "checkpointLimits");
             return this;
         }
 

@@ -2,7 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
-import dev.safetensors.Limits;
+import dev.safetensors.CheckpointLimits;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
@@ -27,7 +27,7 @@ import java.util.Set;
  * declared {@code metadata.total_size}.
  *
  * <p>Parsing streams (the index is never held whole; see {@link #read}) and is strict and bounded: at most
- * {@link Limits#maxIndexBytes()} bytes and {@link Limits#maxShardsPerIndex()} distinct shards, the limits for every
+ * {@link CheckpointLimits#maxIndexBytes()} bytes and {@link CheckpointLimits#maxShardsPerIndex()} distinct shards, the limits for every
  * index wherever it is read from, strict UTF-8 (RFC 8259: no other encoding is detected) and JSON, no duplicate
  * names in the root, {@code metadata} or {@code weight_map} objects, {@code total_size} a plain non-negative integer,
  * every shard a string. Shard names must be plain file names that live beside the index: no {@code /} or {@code \},
@@ -55,7 +55,7 @@ public final class ShardIndex {
     }
 
     /**
-     * Reads an index under {@link Limits#STRICT}, as {@link #read(RandomAccessSource, Limits)}.
+     * Reads an index under {@link CheckpointLimits#DEFAULT}, as {@link #read(RandomAccessSource, CheckpointLimits)}.
      *
      * @param source the index file
      * @return the parsed index
@@ -63,11 +63,11 @@ public final class ShardIndex {
      * @throws IOException            if it cannot be read
      */
     public static ShardIndex read(RandomAccessSource source) throws IOException {
-        return read(source, Limits.STRICT);
+        return read(source, CheckpointLimits.DEFAULT);
     }
 
     /**
-     * Reads an index from a source as a stream, refusing one larger than {@link Limits#maxIndexBytes()} before
+     * Reads an index from a source as a stream, refusing one larger than {@link CheckpointLimits#maxIndexBytes()} before
      * reading past its first {@value #FIRST_READ} bytes. Most indexes fit that first read, so a remote index costs
      * one request (the size comes with the answer); a larger one costs exactly one more, a ranged stream of the rest,
      * which is parsed as it arrives and never held whole.
@@ -79,7 +79,7 @@ public final class ShardIndex {
      *                                malformed
      * @throws IOException            if it cannot be read
      */
-    public static ShardIndex read(RandomAccessSource source, Limits limits) throws IOException {
+    public static ShardIndex read(RandomAccessSource source, CheckpointLimits limits) throws IOException {
         ByteBuffer first = ByteBuffer.allocate(FIRST_READ);
         int n = Math.max(0, source.read(0, first));
         InputStream head = new ByteArrayInputStream(first.array(), 0, n);
@@ -98,7 +98,7 @@ public final class ShardIndex {
     }
 
     /**
-     * Parses index bytes under {@link Limits#STRICT}.
+     * Parses index bytes under {@link CheckpointLimits#DEFAULT}.
      *
      * @param source a name for messages
      * @param json   the index file's bytes
@@ -106,7 +106,7 @@ public final class ShardIndex {
      * @throws InvalidHeaderException with {@code INVALID_INDEX} if it is too large or malformed
      */
     public static ShardIndex parse(String source, byte[] json) throws InvalidHeaderException {
-        return parse(source, json, Limits.STRICT);
+        return parse(source, json, CheckpointLimits.DEFAULT);
     }
 
     /**
@@ -119,7 +119,7 @@ public final class ShardIndex {
      * @throws InvalidHeaderException with {@code INVALID_INDEX} if it is too large, names too many shards, or is
      *                                malformed
      */
-    public static ShardIndex parse(String source, byte[] json, Limits limits) throws InvalidHeaderException {
+    public static ShardIndex parse(String source, byte[] json, CheckpointLimits limits) throws InvalidHeaderException {
         if (json.length > limits.maxIndexBytes()) {
             throw invalid(source, "the index has " + json.length + " bytes, more than the limit of "
                     + limits.maxIndexBytes(), -1);

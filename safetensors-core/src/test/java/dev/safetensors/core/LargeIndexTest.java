@@ -58,7 +58,7 @@ class LargeIndexTest {
     void aSixtyMegabyteIndexStreamsWithEachShardNameHeldOnce() throws Exception {
         Path p = generate();
         long size = Files.size(p);
-        assertTrue(size >= 60_000_000 && size <= dev.safetensors.Limits.DEFAULT_MAX_INDEX_BYTES, size + " bytes");
+        assertTrue(size >= 60_000_000 && size <= dev.safetensors.CheckpointLimits.DEFAULT_MAX_INDEX_BYTES, size + " bytes");
 
         // baseline: the whole index in one byte array, then parsed
         Measured baseline = measure(() -> ShardIndex.parse(p.toString(), Files.readAllBytes(p)));

@@ -4,6 +4,7 @@ import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.CheckpointLimits;
 import dev.safetensors.Limits;
 import dev.safetensors.Location;
 import dev.safetensors.RepositoryCheckpoint;
@@ -53,9 +54,13 @@ class SafetensorsClientTest {
     }
 
     private static SafetensorsClient options(MemoryStore store, Limits limits) {
+        return options(store, limits, CheckpointLimits.DEFAULT);
+    }
+
+    private static SafetensorsClient options(MemoryStore store, Limits limits, CheckpointLimits checkpointLimits) {
         // no installed provider: whatever does not go through the caller's store cannot be opened at all
         return SafetensorsClient.builder().registry(SourceRegistry.builder().provider(store).build()).limits(limits)
-                .readOptions(ReadOptions.builder().parallelism(2).build()).build();
+                .checkpointLimits(checkpointLimits).readOptions(ReadOptions.builder().parallelism(2).build()).build();
     }
 
     @Test
@@ -142,7 +147,7 @@ class SafetensorsClientTest {
     void anIndexNamingMoreShardsThanTheCapIsRefusedBeforeAnyShardRequest() {
         MemoryStore store = store(shard1(), shard2());
         InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
-                () -> Checkpoint.open(INDEX, options(store, Limits.builder().maxShardsPerIndex(1).build())));
+                () -> Checkpoint.open(INDEX, options(store, Limits.STRICT, CheckpointLimits.DEFAULT.withMaxShardsPerIndex(1))));
         assertEquals(ErrorCode.INVALID_INDEX, e.code());
         assertEquals(1, store.opens(), "the index alone was opened");
     }
@@ -157,7 +162,7 @@ class SafetensorsClientTest {
                 .put("mem://r/model.safetensors", shard2()).put("mem://r/vae/model.safetensors", shard2());
         InvalidLocationException e = assertThrows(InvalidLocationException.class,
                 () -> CheckpointFiles.locateAll("mem://r/", options(store,
-                        Limits.builder().maxCheckpointsPerListing(1).build())));
+                        Limits.STRICT, CheckpointLimits.DEFAULT.withMaxCheckpointsPerListing(1))));
         assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertEquals(0, store.opens(), "no checkpoint was opened");
     }
@@ -186,11 +191,11 @@ class SafetensorsClientTest {
     void aConfigThatIsNotUtf8IsInvalidJsonNotAnError() {
         byte[] config = {'{', 0, 0, 0, 0, 4, 0, 0, 0, 'm', 'a', 'p', '"', ':', '[', ']', '}'};
         InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
-                () -> QuantizationConfig.parse("config.json", config, Limits.DEFAULT_MAX_CONFIG_BYTES));
+                () -> QuantizationConfig.parse("config.json", config, CheckpointLimits.DEFAULT_MAX_CONFIG_BYTES));
         assertEquals(ErrorCode.INVALID_JSON, e.code());
         byte[] latin1 = "{\"q\":\"\u00e9\"}".getBytes(StandardCharsets.ISO_8859_1);
         assertEquals(ErrorCode.INVALID_JSON, assertThrows(InvalidHeaderException.class,
-                () -> QuantizationConfig.parse("config.json", latin1, Limits.DEFAULT_MAX_CONFIG_BYTES)).code());
+                () -> QuantizationConfig.parse("config.json", latin1, CheckpointLimits.DEFAULT_MAX_CONFIG_BYTES)).code());
     }
 
     @Test
@@ -202,7 +207,9 @@ class SafetensorsClientTest {
         SafetensorsClient official = d.newBuilder().limits(Limits.OFFICIAL).build();
         assertEquals(Limits.OFFICIAL, official.limits());
         assertEquals(Sources.defaultRegistry(), official.registry());
-        assertArrayEquals(new int[] {Limits.DEFAULT_MAX_INDEX_BYTES, Limits.DEFAULT_MAX_SHARDS_PER_INDEX},
-                new int[] {Limits.STRICT.maxIndexBytes(), Limits.STRICT.maxShardsPerIndex()});
+        assertEquals(CheckpointLimits.DEFAULT, d.checkpointLimits());
+        assertArrayEquals(new int[] {CheckpointLimits.DEFAULT_MAX_INDEX_BYTES, CheckpointLimits.DEFAULT_MAX_SHARDS_PER_INDEX},
+                new int[] {d.checkpointLimits().maxIndexBytes(), d.checkpointLimits().maxShardsPerIndex()});
+        assertEquals(d.checkpointLimits(), official.checkpointLimits(), "a variant keeps what it did not change");
     }
 }

@@ -69,7 +69,7 @@ class ShardIndexReadTest {
     void anOversizedIndexIsRefusedAfterItsFirstRead() throws IOException {
         Path huge = dir.resolve("model.safetensors.index.json");
         try (RandomAccessFile f = new RandomAccessFile(huge.toFile(), "rw")) {
-            f.setLength(dev.safetensors.Limits.DEFAULT_MAX_INDEX_BYTES + 1L);
+            f.setLength(dev.safetensors.CheckpointLimits.DEFAULT_MAX_INDEX_BYTES + 1L);
         }
         try (FileSource source = FileSource.open(huge)) {
             InvalidHeaderException e = assertThrows(InvalidHeaderException.class, () -> ShardIndex.read(source));

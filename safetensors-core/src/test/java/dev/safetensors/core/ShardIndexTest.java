@@ -89,7 +89,7 @@ class ShardIndexTest {
         }
         json.append("}}");
         // far past the default cap on shards per index, which is raised here to time the parser alone
-        dev.safetensors.Limits uncapped = dev.safetensors.Limits.builder().maxShardsPerIndex(Integer.MAX_VALUE).build();
+        dev.safetensors.CheckpointLimits uncapped = dev.safetensors.CheckpointLimits.DEFAULT.withMaxShardsPerIndex(Integer.MAX_VALUE);
         ShardIndex index = assertTimeoutPreemptively(Duration.ofSeconds(30), () -> ShardIndex.parse("i",
                 json.toString().getBytes(StandardCharsets.UTF_8), uncapped));
         assertEquals(400_000, index.shards().size());
@@ -98,7 +98,7 @@ class ShardIndexTest {
     @Test
     void aHugeIndexIsRefusedBeforeParsing() {
         InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
-                () -> ShardIndex.parse("i", new byte[dev.safetensors.Limits.DEFAULT_MAX_INDEX_BYTES + 1]));
+                () -> ShardIndex.parse("i", new byte[dev.safetensors.CheckpointLimits.DEFAULT_MAX_INDEX_BYTES + 1]));
         assertTrue(e.getMessage().contains("limit"), e.getMessage());
     }
 

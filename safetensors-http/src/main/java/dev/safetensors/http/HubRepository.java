@@ -1,6 +1,6 @@
 package dev.safetensors.http;
 
-import dev.safetensors.Limits;
+import dev.safetensors.CheckpointLimits;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RepositoryCheckpoint;
@@ -48,13 +48,16 @@ import java.util.TreeSet;
  * connection is asked again, as reads are. Thread-safe; all listings share one {@link java.net.http.HttpClient}.
  */
 public final class HubRepository {
-    /** The largest listing answer read: some 200,000 file names. */
-    public static final int MAX_LISTING_BYTES = Limits.DEFAULT_MAX_LISTING_BYTES;
+    /**
+     * The largest listing answer (or tree page) read, {@value} bytes: some 200,000 file names. A bound of this
+     * provider's own protocol, so it lives here, beside the code that reads the answer.
+     */
+    public static final int MAX_LISTING_BYTES = 32 * 1024 * 1024;
     /**
      * The most checkpoints one listing may name ({@value}): a diffusion pipeline has about ten folders, so a
      * listing beyond this is refused with {@link ErrorCode#INVALID_SOURCE} before any shard is requested.
      */
-    public static final int MAX_LISTING_CHECKPOINTS = Limits.DEFAULT_MAX_CHECKPOINTS_PER_LISTING;
+    public static final int MAX_LISTING_CHECKPOINTS = CheckpointLimits.DEFAULT_MAX_CHECKPOINTS_PER_LISTING;
     private static final List<String> MAIN_MODULES = List.of("transformer", "unet");
     private static final String CONFIG = "config.json";
 

@@ -57,7 +57,7 @@ public record QuantizationConfig(String method, int bits, boolean loadIn4bit, Li
      * @param source the config's name, for messages
      * @param json   the bytes of {@code config.json}
      * @return its quantization config, if it declares one
-     * @param maxBytes the largest config accepted ({@link dev.safetensors.Limits#maxConfigBytes()})
+     * @param maxBytes the largest config accepted ({@link dev.safetensors.CheckpointLimits#maxConfigBytes()})
      * @throws InvalidHeaderException with {@link ErrorCode#INVALID_JSON} if it is not a UTF-8 JSON object or too
      *                                large
      */
