@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.SourceNames;
@@ -298,7 +299,7 @@ public final class CommitJournal {
         if (finals.isEmpty() || !finals.equals(ShardedWriter.layout(prefix, shards))) {
             throw refused(journal, "does not rename into the files of one checkpoint with the prefix '"
                     + SourceNames.clip(prefix) + "' (" + prefix + ShardedWriter.SUFFIX + ", or the shards and then "
-                    + prefix + ShardedWriter.INDEX_SUFFIX + "), as a writer's journal does");
+                    + prefix + Location.INDEX_SUFFIX + "), as a writer's journal does");
         }
         for (Rename r : entries.renames()) {
             if (!AtomicFile.isTempName(r.temp(), r.name())) {

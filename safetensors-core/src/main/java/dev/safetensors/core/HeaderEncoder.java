@@ -20,7 +20,11 @@ import java.util.Map;
  * everything else is written as UTF-8.
  */
 final class HeaderEncoder {
-    private static final JsonFactory JSON = JsonFactory.builder()
+    /**
+     * The one JSON writer set-up of what the library writes (headers and indexes): nothing escaped that JSON does
+     * not require, so names round-trip byte for byte, as the official crate writes them.
+     */
+    static final JsonFactory JSON = JsonFactory.builder()
             .disable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
             .disable(JsonWriteFeature.ESCAPE_NON_ASCII)
             .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)

@@ -7,7 +7,12 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
 
+import tools.jackson.core.JsonEncoding;
+import tools.jackson.core.JsonGenerator;
+import tools.jackson.core.ObjectWriteContext;
+
 import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
@@ -132,6 +137,34 @@ public final class ShardIndex {
             // a byte array does not fail to read; whatever else reached here is a malformed index
             throw invalid(source, "not a valid index: " + e, -1);
         }
+    }
+
+    /**
+     * The one index writer: the {@code *.safetensors.index.json} every writer publishes (the sharded writer,
+     * {@code reshard}, Spark), in the form huggingface_hub writes, compact and newline-terminated.
+     *
+     * @param totalSize the tensor bytes of all shards ({@code metadata.total_size})
+     * @param weightMap each tensor's shard file name, in the order to write them
+     * @return the index file's bytes, UTF-8
+     */
+    public static byte[] encode(long totalSize, Map<String, String> weightMap) {
+        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 80 * weightMap.size());
+        try (JsonGenerator g = HeaderEncoder.JSON.createGenerator(ObjectWriteContext.empty(), out, JsonEncoding.UTF8)) {
+            g.writeStartObject();
+            g.writeName("metadata");
+            g.writeStartObject();
+            g.writeNumberProperty("total_size", totalSize);
+            g.writeEndObject();
+            g.writeName("weight_map");
+            g.writeStartObject();
+            for (Map.Entry<String, String> m : weightMap.entrySet()) {
+                g.writeStringProperty(m.getKey(), m.getValue());
+            }
+            g.writeEndObject();
+            g.writeEndObject();
+        }
+        out.write('\n');
+        return out.toByteArray();
     }
 
     /** @return the name of the index's source */

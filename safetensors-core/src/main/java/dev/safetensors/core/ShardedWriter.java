@@ -5,13 +5,7 @@ import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;
 import dev.safetensors.StorageException;
-import tools.jackson.core.JsonEncoding;
-import tools.jackson.core.JsonGenerator;
-import tools.jackson.core.ObjectWriteContext;
-import tools.jackson.core.json.JsonFactory;
-import tools.jackson.core.json.JsonWriteFeature;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
@@ -66,13 +60,6 @@ import dev.safetensors.core.internal.write.TempFileJanitor;
 public final class ShardedWriter {
     /** The file name suffix of every shard and of the single file. */
     static final String SUFFIX = ".safetensors";
-    /** The file name suffix of the index. */
-    static final String INDEX_SUFFIX = Location.INDEX_SUFFIX;
-    private static final JsonFactory JSON = JsonFactory.builder()
-            .disable(JsonWriteFeature.ESCAPE_FORWARD_SLASHES)
-            .disable(JsonWriteFeature.ESCAPE_NON_ASCII)
-            .enable(JsonWriteFeature.COMBINE_UNICODE_SURROGATES_IN_UTF8)
-            .build();
 
     /** The longest prefix, in UTF-8 bytes. */
     public static final int MAX_PREFIX_BYTES = 200;
@@ -299,7 +286,7 @@ public final class ShardedWriter {
         for (int i = 1; i <= shards; i++) {
             names.add(shardName(prefix, i, shards));
         }
-        names.add(prefix + INDEX_SUFFIX);
+        names.add(prefix + Location.INDEX_SUFFIX);
         return names;
     }
 
@@ -311,7 +298,7 @@ public final class ShardedWriter {
      *         prefix replaces or deletes, and no others
      */
     static boolean isCheckpointName(String prefix, String name) {
-        if (name.equals(prefix + SUFFIX) || name.equals(prefix + INDEX_SUFFIX)) {
+        if (name.equals(prefix + SUFFIX) || name.equals(prefix + Location.INDEX_SUFFIX)) {
             return true;
         }
         String shard = prefix + "-00000-of-00000" + SUFFIX;
@@ -371,7 +358,7 @@ public final class ShardedWriter {
         byte[] index = null;
         if (plan.size() > 1) {
             String indexName = dir.resolve(names.get(names.size() - 1)).toString();
-            index = indexJson(total, weightMap);
+            index = ShardIndex.encode(total, weightMap);
             ShardIndex.parse(indexName, index).verifyAgainst(headers);
         }
         List<Path> created = OutputFolder.create(dir);
@@ -514,25 +501,5 @@ public final class ShardedWriter {
      */
     public static String shardName(String prefix, int shard, int shards) {
         return String.format(Locale.ROOT, "%s-%05d-of-%05d%s", prefix, shard, shards, SUFFIX);
-    }
-
-    private static byte[] indexJson(long total, Map<String, String> weightMap) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(64 + 80 * weightMap.size());
-        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), out, JsonEncoding.UTF8)) {
-            g.writeStartObject();
-            g.writeName("metadata");
-            g.writeStartObject();
-            g.writeNumberProperty("total_size", total);
-            g.writeEndObject();
-            g.writeName("weight_map");
-            g.writeStartObject();
-            for (Map.Entry<String, String> m : weightMap.entrySet()) {
-                g.writeStringProperty(m.getKey(), m.getValue());
-            }
-            g.writeEndObject();
-            g.writeEndObject();
-        }
-        out.write('\n');
-        return out.toByteArray();
     }
 }

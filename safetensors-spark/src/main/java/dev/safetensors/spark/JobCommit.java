@@ -3,6 +3,7 @@ package dev.safetensors.spark;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.SafetensorsHeader;
@@ -90,12 +91,8 @@ final class JobCommit {
                 headers.put(name, f.header());
             }
         }
-        ObjectNode index = JSON.createObjectNode();
-        index.putObject("metadata").put("total_size", total);
-        ObjectNode map = index.putObject("weight_map");
-        weightMap.forEach(map::put);
-        String indexName = options.prefix() + ".safetensors.index.json";
-        byte[] bytes = json(index);
+        String indexName = options.prefix() + Location.INDEX_SUFFIX;
+        byte[] bytes = ShardIndex.encode(total, weightMap);
         ShardIndex.parse(indexName, bytes).verifyAgainst(headers);
         staging.publish(named, indexName, bytes);
     }
