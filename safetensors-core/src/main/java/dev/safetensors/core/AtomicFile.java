@@ -2,6 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.SourceNames;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -212,6 +213,30 @@ public final class AtomicFile implements Closeable {
         return target;
     }
 
+    /**
+     * The one way a complete file is put in place, by every writer (this class, a {@link CommitJournal}'s renames,
+     * {@link FileDownload}): one atomic rename over whatever is at {@code to}, so a reader sees the old file or the
+     * new one, never a mixture. A link at {@code to} is replaced, never written through. Where the file system cannot
+     * rename atomically (the two paths on different file systems), nothing is moved: a copy would show a reader
+     * half a file.
+     *
+     * @param from a complete file, beside {@code to}
+     * @param to   where it goes
+     * @throws StorageException with {@link ErrorCode#WRITE_FAILED} if the rename fails or cannot be atomic; nothing
+     *                          has moved then
+     */
+    public static void rename(Path from, Path to) throws StorageException {
+        try {
+            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (AtomicMoveNotSupportedException e) {
+            throw new StorageException(ErrorCode.WRITE_FAILED, to.toString(), "cannot rename "
+                    + from.getFileName() + " into place atomically (another file system?)", e);
+        } catch (IOException e) {
+            throw new StorageException(ErrorCode.WRITE_FAILED, to.toString(), "cannot rename "
+                    + from.getFileName() + " into place: " + SourceNames.reason(e), e);
+        }
+    }
+
     private static StorageException exists(Path path) {
         return new StorageException(ErrorCode.ALREADY_EXISTS, path.toString(), "exists: refusing to replace it");
     }
@@ -245,11 +270,7 @@ public final class AtomicFile implements Closeable {
             }
             channel.close();
             if (replace) {
-                try {
-                    Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-                } catch (AtomicMoveNotSupportedException e) {
-                    Files.move(temp, target, StandardCopyOption.REPLACE_EXISTING);
-                }
+                rename(temp, target);
             } else {
                 try {
                     Files.move(temp, target);

@@ -13,13 +13,11 @@ import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
@@ -264,7 +262,7 @@ public final class CommitJournal {
                         + " the commit: nothing was replaced");
             }
             try {
-                move(temp, journal);
+                AtomicFile.rename(temp, journal);
                 PENDING.put(journal, entries);
             } catch (IOException e) {
                 Files.deleteIfExists(temp);
@@ -414,7 +412,7 @@ public final class CommitJournal {
             }
             if (a != null) {
                 try {
-                    move(temp, dir.resolve(r.name()));
+                    AtomicFile.rename(temp, dir.resolve(r.name()));
                 } catch (IOException e) {
                     throw failed(dir.resolve(r.name()), e);
                 }
@@ -444,13 +442,6 @@ public final class CommitJournal {
         return new Recovered(journal, renamed, deleted);
     }
 
-    private static void move(Path from, Path to) throws IOException {
-        try {
-            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
-        }
-    }
 
     /**
      * Forces a folder's entries (creations, renames, deletions) to the device, where the platform allows opening a
