@@ -146,7 +146,7 @@ final class VerifyCommand implements Subcommand {
             FileCheck check = new DigestCheck(opener, common.limits(), expected::get, false, bar);
             Status worst = new Batch(files, () -> { }).run(targets, check,
                     r -> output.result(r, false, TextFormatter::verifyLine));
-            return worst.exitCode();
+            return common.finish("verify", worst.exitCode());
         }
     }
 
@@ -154,8 +154,8 @@ final class VerifyCommand implements Subcommand {
     private int verifyListed(List<ManifestEntry> entries, Output output) {
         SourceOpener opener = common.opener();
         ManifestMatch match = new ManifestMatch(entries, selection, opener, common.limits());
-        return CheckRun.stream(sources, selection, opener, common.limits(), jobs.value(), output, err, match,
-                r -> output.result(r, false, TextFormatter::verifyLine), match::missing);
+        return common.finish("verify", CheckRun.stream(sources, selection, opener, common.limits(), jobs.value(),
+                output, err, match, r -> output.result(r, false, TextFormatter::verifyLine), match::missing));
     }
 
     private static UsageException usage(String message) {
