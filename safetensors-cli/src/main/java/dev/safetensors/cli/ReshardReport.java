@@ -110,7 +110,7 @@ final class ReshardReport {
      * @param source     what was read
      * @param files      the files written
      * @param tensors    the tensors copied
-     * @param bytes      the bytes the files hold
+     * @param bytes      the bytes of the tensors copied
      * @param mismatches the tensors whose bytes did not land as read
      * @param requests   the read requests made of the source
      */
@@ -121,7 +121,8 @@ final class ReshardReport {
                 g.writeStringProperty("source", source);
                 g.writeNumberProperty("file_count", files);
                 g.writeNumberProperty("tensor_count", tensors);
-                g.writeNumberProperty("size", bytes);
+                // the tensors' bytes (an index's total_size), not a file's size: each output line has its own
+                g.writeNumberProperty("tensor_bytes", bytes);
                 g.writeBooleanProperty("verified", mismatches == 0);
                 g.writeNumberProperty("mismatches", mismatches);
                 g.writeNumberProperty("requests", requests);

@@ -148,9 +148,27 @@ class CliSchemaTest {
         JsonNode closing = reshard.get(reshard.size() - 1);
         assertEquals("reshard", closing.get("command").asString());
         assertEquals(index.toString(), closing.get("source").asString());
-        assertTrue(closing.get("size").isNumber(), "a number, never a string: " + closing);
+        assertEquals(72, closing.get("tensor_bytes").asLong(), "a number, never a string: " + closing);
         assertEquals("valid", reshard.get(0).get("status").asString());
         assertFalse(reshard.get(0).has("file") || reshard.get(0).has("path"), "a written file is output");
+    }
+
+    @Test
+    void aHubCheckpointsLinesAddUpToWhatTheServersSaw() throws IOException {
+        Path src = Fixtures.twoShards(dir.resolve("src"));
+        Map<String, byte[]> files = new java.util.LinkedHashMap<>();
+        for (String name : List.of("model.safetensors.index.json", "model-00001-of-00002.safetensors",
+                "model-00002-of-00002.safetensors")) {
+            files.put(name, Files.readAllBytes(src.resolveSibling(name)));
+        }
+        hub.repository("acme/sharded", files);
+        hub.clearRequests();
+        List<JsonNode> lines = lines(InProcess.run(env, "validate", "--json", "hf://acme/sharded").exits(0));
+        int seen = hub.hubRequests().size() + hub.cdnRequests().size();
+        assertEquals(seen, lines.stream().mapToLong(l -> l.has("exchanges") ? l.get("exchanges").asLong() : 0).sum(),
+                "every HTTP request the servers saw is on exactly one line: " + lines);
+        assertEquals(4, lines.stream().mapToLong(l -> l.get("requests").asLong()).sum(),
+                "the listing, the index, one read per shard: " + lines);
     }
 
     @Test
