@@ -17,8 +17,8 @@ final class CommonOptions {
 
     /** @param spec the command that takes these options; they are added in the order its help lists them */
     void declare(CommandSpec spec) {
-        spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per source (schema in docs/cli.md).",
-                        () -> json = true))
+        spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per result, then a summary object"
+                        + " (schema: docs/cli.schema.json, described in docs/cli.md).", () -> json = true))
                 .option(OptionSpec.value("--policy", "POLICY", "Validation policy: strict (the default) or official"
                         + " (the official Rust crate's bounds: " + Limits.OFFICIAL.maxHeaderBytes() + "-byte headers, all "
                         + Limits.OFFICIAL.acceptedDtypes().size() + " dtypes; duplicate keys and unknown tensor fields"

@@ -58,7 +58,8 @@ final class RunSummary {
 
     /** @param err stderr, where the text summary goes */
     void print(PrintStream err) {
-        StringBuilder line = new StringBuilder("safetensors: ").append(total).append(total == 1 ? " result" : " results");
+        StringBuilder line = new StringBuilder("safetensors: ").append(total)
+                .append(total == 1 ? " result" : " results");
         String sep = ": ";
         for (Status s : Status.values()) {
             long n = count(s);

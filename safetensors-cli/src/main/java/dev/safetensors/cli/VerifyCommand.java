@@ -99,9 +99,21 @@ final class VerifyCommand implements Subcommand {
                 String why = e instanceof SafetensorsException s ? s.detail() : Failure.from(e, manifest.toString())
                         .message();
                 output.error(manifest + ": cannot read the manifest: " + why + " [" + ErrorCode.of(e) + "]", e);
+                if (common.json) {
+                    // the run failed as a whole: its summary says why, as reshard's and download's do
+                    out.println(CommandJson.failure("verify", manifest.toString(), null, Failure.of(Status.ERROR,
+                            String.valueOf(ErrorCode.of(e)), "cannot read the manifest: " + why, null)));
+                    out.flush();
+                }
                 return Status.ERROR.exitCode();
             } catch (IllegalArgumentException e) {
                 output.error(manifest + ": not a valid manifest: " + e.getMessage(), e);
+                if (common.json) {
+                    // a manifest that is not one is a usage error (exit 2), said as every usage error is
+                    out.println(UsageJson.line("safetensors verify", manifest + ": not a valid manifest: "
+                            + e.getMessage()));
+                    out.flush();
+                }
                 return Status.USAGE;
             }
             if (listed) {

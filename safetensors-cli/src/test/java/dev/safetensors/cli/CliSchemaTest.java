@@ -87,6 +87,14 @@ class CliSchemaTest {
         lines(InProcess.run("verify", "--json", "--manifest", manifestFile.toString(), dir.resolve("sharded") + "/")
                 .exits(0));
 
+        List<JsonNode> unread = lines(InProcess.run("verify", "--json", "--manifest",
+                dir.resolve("none.json").toString()).exits(3));
+        assertEquals("NOT_FOUND", unread.get(unread.size() - 1).get("code").asString(), unread.toString());
+        Path notManifest = Files.writeString(dir.resolve("not.json"), "{\"files\": []}");
+        List<JsonNode> refused = lines(InProcess.run("verify", "--json", "--manifest", notManifest.toString())
+                .exits(2));
+        assertEquals(List.of("usage"), refused.stream().map(l -> l.get("kind").asString()).toList());
+
         lines(InProcess.run("dump", "--json", sample.toString(), "weight", "--out", dir.resolve("w.bin").toString())
                 .exits(0));
         lines(InProcess.run("dump", "--json", sample.toString(), "nope", "--out", dir.resolve("n.bin").toString())
