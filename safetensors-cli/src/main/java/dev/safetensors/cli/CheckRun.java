@@ -52,7 +52,7 @@ final class CheckRun {
     /**
      * The header check over the SOURCE arguments, folders and prefixes listed and lists of sources read as they are
      * consumed: results stream in order, and when the run can expand into many results a summary closes it on
-     * stderr.
+     * stderr (under {@code --json}, the subcommand's {@link CommonOptions#finish} closes stdout with its object too).
      *
      * @param sources   the SOURCE arguments
      * @param selection {@code --recursive}, {@code --include}, {@code --exclude}, {@code --from-file}
@@ -152,8 +152,11 @@ final class CheckRun {
             output.error("cannot read the list of sources: " + Failure.from(e.getCause(), "").message(), e);
             return Status.ERROR.exitCode();
         }
+        output.listed(targets.listingRequests(), targets.notFollowed(), targets.firstNotFollowed());
         if (many || targets.listedAny()) {
-            summary.print(err, targets.listingRequests(), targets.notFollowed(), targets.firstNotFollowed());
+            // on stderr in both modes: under --json the summary object closes stdout as well
+            summary.listed(targets.listingRequests(), targets.notFollowed(), targets.firstNotFollowed());
+            summary.print(err);
         }
         return worst.exitCode();
     }

@@ -30,14 +30,14 @@ final class CheckpointAggregate {
             return result.fail(checkpoint.failure()).build();
         }
         result.pass(Check.INDEX).shardCount(checkpoint.shards().size());
-        checkpoint.index().totalSize().ifPresent(n -> result.metadata("total_size", Long.toString(n)));
+        checkpoint.index().totalSize().ifPresent(result::indexTotalSize);
 
         TensorTotals totals = TensorTotals.NONE;
         SourceResult worst = null;
         Map<String, SafetensorsHeader> headers = new LinkedHashMap<>();
         for (int i = 0; i < shards.size(); i++) {
             SourceResult shard = shards.get(i);
-            result.cost(shard.cost());
+            result.shardsCost(shard.cost());
             if (shard.header().isPresent()) {
                 headers.put(checkpoint.index().shards().get(i), shard.header().get());
                 totals = totals.plus(shard.totals().orElseThrow());

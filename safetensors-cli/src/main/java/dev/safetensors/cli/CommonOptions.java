@@ -13,11 +13,12 @@ final class CommonOptions {
     boolean s3PathStyle;
     boolean debug;
     boolean quiet;
+    private Output output;
 
     /** @param spec the command that takes these options; they are added in the order its help lists them */
     void declare(CommandSpec spec) {
-        spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per source (schema in docs/cli.md).",
-                        () -> json = true))
+        spec.option(OptionSpec.flag("--json", "Print JSON Lines: one object per result, then a summary object"
+                        + " (schema: docs/cli.schema.json, described in docs/cli.md).", () -> json = true))
                 .option(OptionSpec.value("--policy", "POLICY", "Validation policy: strict (the default) or official"
                         + " (the official Rust crate's bounds: " + Limits.OFFICIAL.maxHeaderBytes() + "-byte headers, all "
                         + Limits.OFFICIAL.acceptedDtypes().size() + " dtypes; duplicate keys and unknown tensor fields"
@@ -70,9 +71,25 @@ final class CommonOptions {
     /**
      * @param out stdout
      * @param err stderr
-     * @return the output for this run
+     * @return the output for this run: the same one each time for the same streams, so that one summary counts every
+     *         result of the run
      */
     Output output(PrintStream out, PrintStream err) {
-        return new Output(out, err, json, debug, quiet);
+        if (output == null || !output.writesTo(out, err)) {
+            output = new Output(out, err, json, debug, quiet);
+        }
+        return output;
+    }
+
+    /**
+     * Ends the run of a subcommand whose results went through {@link #output}: under {@code --json}, its
+     * {@code summary} object closes stdout.
+     *
+     * @param command  the subcommand
+     * @param exitCode the process's exit status
+     * @return {@code exitCode}
+     */
+    int finish(String command, int exitCode) {
+        return output == null ? exitCode : output.close(command, exitCode);
     }
 }

@@ -8,12 +8,9 @@ import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.OutputFolder;
 import dev.safetensors.http.HubCache;
 import dev.safetensors.http.HubRepository;
-import tools.jackson.core.JsonGenerator;
-import tools.jackson.core.ObjectWriteContext;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.StringWriter;
 import java.util.List;
 
 /** {@code safetensors download}: every file of a checkpoint to a folder or into the Hugging Face cache, verified. */
@@ -80,6 +77,10 @@ final class DownloadCommand implements Subcommand {
             List<Downloader.Done> done = cache ? downloader.toCache(source, hubCache)
                     : downloader.toFolder(source, OutputFolder.local(folder));
             bar.printAbove(() -> done.forEach(d -> out.println(common.json ? json(d) : text(d))));
+            if (common.json) {
+                out.println(CommandJson.summary("download", Status.VALID, 0, g -> g.writeNumberProperty("results",
+                        done.size())));
+            }
             return 0;
         } catch (IOException | RuntimeException e) {
             String shown = Location.parse(source).display();
@@ -121,15 +122,15 @@ final class DownloadCommand implements Subcommand {
                 + (r.verified() ? ", sha256 verified" : r.sha256().map(s -> ", sha256 " + s).orElse(""));
     }
 
+    /** One file done, in the command's JSON vocabulary (docs/cli.schema.json, kind {@code download}). */
     private static String json(Downloader.Done d) {
-        StringWriter w = new StringWriter();
-        try (JsonGenerator g = CommandJson.FACTORY.createGenerator(ObjectWriteContext.empty(), w)) {
-            FileDownload.Result r = d.result();
-            g.writeStartObject();
-            g.writeStringProperty("kind", "download");
+        FileDownload.Result r = d.result();
+        return CommandJson.object(g -> {
             g.writeStringProperty("source", Location.parse(d.source()).display());
-            g.writeStringProperty("path", d.path().toString());
-            g.writeStringProperty("status", r == null || r.skipped() ? "present" : "downloaded");
+            g.writeStringProperty("kind", "download");
+            g.writeStringProperty("status", Status.VALID.json());
+            g.writeStringProperty("outcome", r == null || r.skipped() ? "present" : "downloaded");
+            g.writeStringProperty("output", d.path().toString());
             if (r != null) {
                 g.writeNumberProperty("size", r.size());
                 g.writeNumberProperty("resumed_from", r.resumedFrom());
@@ -140,8 +141,6 @@ final class DownloadCommand implements Subcommand {
                 }
                 g.writeBooleanProperty("verified", r.verified());
             }
-            g.writeEndObject();
-        }
-        return w.toString();
+        });
     }
 }

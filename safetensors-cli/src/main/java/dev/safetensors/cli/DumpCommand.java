@@ -90,6 +90,11 @@ final class DumpCommand implements Subcommand {
 
     @Override
     public int call() {
+        return common.finish("dump", run());
+    }
+
+    /** @return the exit code, once the result (under {@code --json}) or the confirmation is printed */
+    private int run() {
         if (binary && !f32) {
             throw usage("--binary goes with --f32; a raw dump is always the stored bytes");
         }

@@ -64,8 +64,7 @@ final class HubInspection {
                     .shardCount(m.headers().size()).parameterCounting(m.counting());
             if (sharded) {
                 r.pass(Check.INDEX).pass(Check.SHARDS).pass(Check.CONSISTENCY);
-                m.files().index().orElseThrow().totalSize().ifPresent(n -> r.metadata("total_size",
-                        Long.toString(n)));
+                m.files().index().orElseThrow().totalSize().ifPresent(r::indexTotalSize);
             } else {
                 r.header(m.headers().get(0)).pass(Check.PREFIX).pass(Check.HEADER).pass(Check.LAYOUT);
             }

@@ -81,7 +81,7 @@ final class InspectCommand implements Subcommand {
             code = Math.max(code, HubInspection.run(source, folder, common, tensors, common.output(out, err),
                     this::text));
         }
-        return Math.max(code, checkFiles(files, true));
+        return common.finish("inspect", Math.max(code, checkFiles(files, true)));
     }
 
     /**

@@ -17,7 +17,10 @@ import java.util.OptionalLong;
  * The machine output: one JSON object per result, on one line (JSON Lines). Every field of the schema is always
  * present, {@code null} when unknown, except {@code code} and {@code message} (only when not valid), the shard and
  * checkpoint fields, {@code sha256} (only when computed), {@code sha256_compared_with} (only when compared) and
- * {@code tensors} (only with {@code --tensors}). The schema is documented in docs/cli.md.
+ * {@code tensors} (only with {@code --tensors}). {@code size} is the object's size in bytes (a checkpoint's: the sum
+ * over its shards); {@code requests}, {@code bytes_read} and {@code exchanges} are what this result alone cost (a
+ * checkpoint's: its index and listing, never its shards again). The vocabulary is documented in docs/cli.md and
+ * pinned by docs/cli.schema.json.
  */
 final class JsonFormatter {
     private static final JsonFactory JSON = CommandJson.FACTORY;
@@ -42,7 +45,7 @@ final class JsonFormatter {
                 g.writeStringProperty("message", f.message());
             });
             TensorTotals t = r.totals().orElse(null);
-            number(g, "file_bytes", r.fileBytes());
+            number(g, "size", r.fileBytes());
             number(g, "header_bytes", t == null ? OptionalLong.empty() : OptionalLong.of(t.headerBytes()));
             number(g, "payload_bytes", t == null ? OptionalLong.empty() : OptionalLong.of(t.payloadBytes()));
             g.writeName("payload_aligned");
@@ -81,6 +84,7 @@ final class JsonFormatter {
             if (r.kind() == SourceResult.Kind.CHECKPOINT && r.shardCount() >= 0) {
                 g.writeNumberProperty("shard_count", r.shardCount());
             }
+            r.indexTotalSize().ifPresent(n -> g.writeNumberProperty("index_total_size", n));
             r.parameterCounting().ifPresent(how -> g.writeStringProperty("parameter_counting", how));
             r.sha256().ifPresent(h -> g.writeStringProperty("sha256", h));
             r.sha256ComparedWith().ifPresent(with -> g.writeStringProperty("sha256_compared_with", with));

@@ -6,10 +6,10 @@ import java.util.function.Function;
 
 /**
  * Where results go. Results (valid, invalid, unsupported) go to stdout; a source that could not be read at all is
- * an error and goes to stderr, except in {@code --json} mode, where every result is one JSON line on stdout and
- * stderr stays quiet. With {@code --debug}, the stack trace behind a failure follows on stderr. Lines are flushed one
- * by one so that stdout and stderr interleave in order, and printed above the progress bar, which {@code --quiet}
- * turns off.
+ * an error and goes to stderr, except in {@code --json} mode, where every result is one JSON line on stdout, and
+ * {@link #close} ends the run with a {@code summary} object counting them. With {@code --debug}, the stack trace
+ * behind a failure follows on stderr. Lines are flushed one by one so that stdout and stderr interleave in order, and
+ * printed above the progress bar, which {@code --quiet} turns off.
  */
 final class Output {
     private final PrintStream out;
@@ -18,6 +18,7 @@ final class Output {
     private final boolean debug;
     private final boolean quiet;
     private final BooleanSupplier terminal;
+    private final RunSummary run = new RunSummary();
     private ProgressBar progress = ProgressBar.disabled();
 
     /**
@@ -83,6 +84,7 @@ final class Output {
      * @param text    how to render it as text
      */
     void result(SourceResult r, boolean tensors, Function<SourceResult, String> text) {
+        run.count(r);
         progress.printAbove(() -> {
             if (json) {
                 out.println(JsonFormatter.line(r, tensors));
@@ -101,6 +103,42 @@ final class Output {
                 });
             }
         });
+    }
+
+    /**
+     * @param out stdout
+     * @param err stderr
+     * @return whether this output writes to these streams
+     */
+    boolean writesTo(PrintStream out, PrintStream err) {
+        return this.out == out && this.err == err;
+    }
+
+    /**
+     * Adds what listing folders and prefixes cost and skipped to the run's summary.
+     *
+     * @param requests    the requests spent listing
+     * @param notFollowed the links to folders and loops the listings did not follow
+     * @param first       the first of them, as shown, or {@code null}
+     */
+    void listed(long requests, long notFollowed, String first) {
+        run.listed(requests, notFollowed, first);
+    }
+
+    /**
+     * Ends the run: under {@code --json}, the {@code summary} object of every result printed, as the last line on
+     * stdout; in text, nothing (the text summary is the caller's, on stderr, where it has one).
+     *
+     * @param command  the subcommand
+     * @param exitCode the process's exit status
+     * @return {@code exitCode}
+     */
+    int close(String command, int exitCode) {
+        if (json) {
+            out.println(run.json(command, exitCode));
+            out.flush();
+        }
+        return exitCode;
     }
 
     /**

@@ -6,11 +6,9 @@ import dev.safetensors.Location;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.core.CommitJournal;
 import tools.jackson.core.JsonGenerator;
-import tools.jackson.core.ObjectWriteContext;
 
 import java.io.IOException;
 import java.io.PrintStream;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -21,8 +19,9 @@ import java.util.Locale;
  * the library authenticates as a writer's ({@link CommitJournal#recover(Path)}); reads refuse such a folder
  * ({@code INTERRUPTED_COMMIT}) and change nothing, so this is where a folder is made readable again. Text: one line per
  * journal rolled forward, or one saying there was none. {@code --json}: one object, {@code kind} {@code recover},
- * {@code folder}, {@code status} ({@code ok} or {@code error}), {@code journals} (each with {@code journal},
- * {@code renamed} and {@code deleted}), or {@code code} and {@code message} for a failure. Exit 0 when the folder
+ * {@code source} (the folder), {@code status} {@code valid}, {@code journals} (each with {@code journal},
+ * {@code renamed} and {@code deleted}); or for a failure the {@code summary} object every command fails with
+ * ({@link CommandJson#failure}). Exit 0 when the folder
  * holds no unfinished commit afterwards, 3 when a journal is refused or a rename fails (nothing is changed for a
  * refused one), 2 for a usage error.
  */
@@ -72,11 +71,7 @@ final class RecoverCommand implements Subcommand {
         } catch (IOException | RuntimeException e) {
             Failure f = Failure.from(e, folder);
             if (json) {
-                out.println(object(g -> {
-                    g.writeStringProperty("status", f.status().json());
-                    g.writeStringProperty("code", f.code());
-                    g.writeStringProperty("message", f.message());
-                }));
+                out.println(CommandJson.failure("recover", folder, null, f));
             }
             String named = e instanceof dev.safetensors.SafetensorsException s && s.source() != null
                     && !s.source().isEmpty() ? s.source() : folder;
@@ -88,8 +83,10 @@ final class RecoverCommand implements Subcommand {
             return f.status().exitCode();
         }
         if (json) {
-            out.println(object(g -> {
-                g.writeStringProperty("status", "ok");
+            out.println(CommandJson.object(g -> {
+                g.writeStringProperty("source", folder);
+                g.writeStringProperty("kind", "recover");
+                g.writeStringProperty("status", Status.VALID.json());
                 g.writeName("journals");
                 g.writeStartArray();
                 for (CommitJournal.Recovered r : done) {
@@ -150,21 +147,5 @@ final class RecoverCommand implements Subcommand {
             g.writeString(n);
         }
         g.writeEndArray();
-    }
-
-    private interface Body {
-        void write(JsonGenerator g);
-    }
-
-    private String object(Body body) {
-        StringWriter w = new StringWriter(256);
-        try (JsonGenerator g = CommandJson.FACTORY.createGenerator(ObjectWriteContext.empty(), w)) {
-            g.writeStartObject();
-            g.writeStringProperty("kind", "recover");
-            g.writeStringProperty("folder", folder);
-            body.write(g);
-            g.writeEndObject();
-        }
-        return w.toString();
     }
 }

@@ -1,12 +1,8 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.TensorInfo;
-import tools.jackson.core.JsonGenerator;
-import tools.jackson.core.ObjectWriteContext;
-import tools.jackson.core.json.JsonFactory;
 
 import java.io.PrintStream;
-import java.io.StringWriter;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -14,15 +10,14 @@ import java.util.Locale;
 
 /**
  * What {@code reshard} prints. Text: one line per file written, each tensor's SHA-256 under its shard, and a summary.
- * JSON Lines: one object per file written ({@code file}, {@code kind} {@code output_shard} or {@code output_index}: a
- * {@code shard} is always an input's, as in {@code validate}; an output shard lists its tensors with {@code sha256}
- * and {@code verified}), then a summary object ({@code kind} {@code reshard}, {@code source} what was read). A failure
- * is one line on stderr, or with {@code --json} a summary object with {@code status}, {@code code}, {@code message},
- * {@code source} (the file whose read failed, or the checkpoint) and, for a write failure, {@code file}.
+ * JSON Lines: one object per file written ({@code output}, {@code kind} {@code output_shard} or {@code output_index}:
+ * a {@code shard} is always an input's, as in {@code validate}; an output shard lists its tensors with {@code sha256}
+ * and {@code verified}), then the {@code summary} object ({@code command} {@code reshard}, {@code source} what was
+ * read). A failure is one line on stderr, or with {@code --json} a summary object with {@code status}, {@code code},
+ * {@code message}, {@code source} (the file whose read failed, or the checkpoint) and, for a write failure,
+ * {@code output}.
  */
 final class ReshardReport {
-    private static final JsonFactory JSON = CommandJson.FACTORY;
-
     /**
      * A tensor as it landed.
      *
@@ -47,16 +42,23 @@ final class ReshardReport {
 
     /**
      * @param file    a shard, and its tensors
-     * @param size    its size in bytes
+     * @param size    its size in bytes, or -1 when it was not written
      * @param tensors its tensors as read back
      * @param written whether it was renamed into place ({@code false}: its read-back failed, nothing was replaced)
      */
     void shard(Path file, long size, List<Landed> tensors, boolean written) {
         if (json) {
+            boolean verified = tensors.stream().allMatch(Landed::verified);
             line(g -> {
-                g.writeStringProperty("file", file.toString());
+                g.writeStringProperty("output", file.toString());
                 g.writeStringProperty("kind", "output_shard");
-                g.writeNumberProperty("size", size);
+                // valid: in place, and every tensor read back as it was read from the source
+                g.writeStringProperty("status", (written && verified ? Status.VALID : Status.INVALID).json());
+                if (size < 0) {
+                    g.writeNullProperty("size");
+                } else {
+                    g.writeNumberProperty("size", size);
+                }
                 g.writeBooleanProperty("written", written);
                 g.writeName("tensors");
                 g.writeStartArray();
@@ -92,8 +94,9 @@ final class ReshardReport {
     void index(Path file, long size) {
         if (json) {
             line(g -> {
-                g.writeStringProperty("file", file.toString());
+                g.writeStringProperty("output", file.toString());
                 g.writeStringProperty("kind", "output_index");
+                g.writeStringProperty("status", Status.VALID.json());
                 g.writeNumberProperty("size", size);
             });
         } else {
@@ -101,19 +104,29 @@ final class ReshardReport {
         }
     }
 
-    /** The closing summary of a reshard that wrote its files. */
+    /**
+     * The closing summary of a reshard that read its source.
+     *
+     * @param source     what was read
+     * @param files      the files written
+     * @param tensors    the tensors copied
+     * @param bytes      the bytes of the tensors copied
+     * @param mismatches the tensors whose bytes did not land as read
+     * @param requests   the read requests made of the source
+     */
     void summary(String source, int files, int tensors, long bytes, int mismatches, long requests) {
         if (json) {
-            line(g -> {
+            Status status = mismatches == 0 ? Status.VALID : Status.INVALID;
+            out.println(CommandJson.summary("reshard", status, status.exitCode(), g -> {
                 g.writeStringProperty("source", source);
-                g.writeStringProperty("kind", "reshard");
-                g.writeStringProperty("status", mismatches == 0 ? "ok" : "mismatch");
-                g.writeNumberProperty("files", files);
+                g.writeNumberProperty("file_count", files);
                 g.writeNumberProperty("tensor_count", tensors);
-                g.writeNumberProperty("total_size", bytes);
+                // the tensors' bytes (an index's total_size), not a file's size: each output line has its own
+                g.writeNumberProperty("tensor_bytes", bytes);
                 g.writeBooleanProperty("verified", mismatches == 0);
+                g.writeNumberProperty("mismatches", mismatches);
                 g.writeNumberProperty("requests", requests);
-            });
+            }));
         } else if (mismatches == 0) {
             out.printf(Locale.ROOT, "resharded %s: %s, %s in %s; every output tensor's SHA-256 equals its"
                     + " input's%n", Sanitized.line(source, 400), Readable.plural(tensors, "tensor"),
@@ -130,28 +143,18 @@ final class ReshardReport {
      * A reshard that failed before it wrote anything, or while writing.
      *
      * @param source what was read: the checkpoint, or the file of it whose read failed
-     * @param file   the output file or folder a write failure names, or {@code null}
+     * @param output the output file or folder a write failure names, or {@code null}
      * @param f      the failure
      */
-    void failure(String source, String file, Failure f) {
+    void failure(String source, String output, Failure f) {
         if (json) {
-            out.println(CommandJson.failure("reshard", source, file, f));
+            out.println(CommandJson.failure("reshard", source, output, f));
             out.flush();
         }
     }
 
-    private interface Body {
-        void write(JsonGenerator g);
-    }
-
-    private void line(Body body) {
-        StringWriter w = new StringWriter(256);
-        try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
-            g.writeStartObject();
-            body.write(g);
-            g.writeEndObject();
-        }
-        out.println(w);
+    private void line(CommandJson.Body body) {
+        out.println(CommandJson.object(body));
         out.flush();
     }
 }

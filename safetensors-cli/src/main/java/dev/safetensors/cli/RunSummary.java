@@ -5,23 +5,45 @@ import java.util.EnumMap;
 import java.util.Map;
 
 /**
- * Counts results per status as they stream by, and prints the closing line on stderr:
- * {@code safetensors: 5000 results: 4998 ok, 1 invalid, 1 error; listing: 5 requests}, and what a recursive walk
- * did not follow ({@code ; not followed: 2 links to a folder or loop (models/latest, ...)}). Only results on files and
- * shards are counted (a checkpoint's aggregate line repeats its shards' verdicts). Not thread-safe: fed on the
- * thread that prints results.
+ * Counts results per status as they stream by, and closes the run: in text on stderr,
+ * {@code safetensors: 5000 results: 4998 valid, 1 invalid, 1 error; listing: 5 requests}, and what a recursive walk
+ * did not follow ({@code ; not followed: 2 links to a folder or loop (models/latest, ...)}); under {@code --json} as
+ * the last object on stdout ({@link #json}). Only results on files and shards are counted, and a checkpoint's line
+ * when it is not valid or has no shard lines of its own (a sharded checkpoint's valid line repeats its shards'
+ * verdicts). Not thread-safe: fed on the thread that prints results.
  */
 final class RunSummary {
     private final Map<Status, Long> counts = new EnumMap<>(Status.class);
     private long total;
+    private Status worst = Status.VALID;
+    private long listingRequests;
+    private long notFollowed;
+    private String firstNotFollowed;
 
     /** @param r a result just printed */
     void count(SourceResult r) {
-        if (r.kind() == SourceResult.Kind.CHECKPOINT && r.status() == Status.VALID) {
+        worst = worst.worse(r.status());
+        if (r.kind() == SourceResult.Kind.CHECKPOINT && r.status() == Status.VALID
+                && r.checks().containsKey(Check.INDEX)) {
             return;
         }
         counts.merge(r.status(), 1L, Long::sum);
         total++;
+    }
+
+    /**
+     * Adds what listing folders and prefixes cost and skipped, which no result line counts.
+     *
+     * @param requests    the requests spent listing
+     * @param notFollowed the links to folders and loops the listings did not follow
+     * @param first       the first of them, as shown, or {@code null}
+     */
+    void listed(long requests, long notFollowed, String first) {
+        listingRequests += requests;
+        this.notFollowed += notFollowed;
+        if (firstNotFollowed == null) {
+            firstNotFollowed = first;
+        }
     }
 
     /** @return how many results were counted */
@@ -34,14 +56,10 @@ final class RunSummary {
         return counts.getOrDefault(status, 0L);
     }
 
-    /**
-     * @param err             stderr
-     * @param listingRequests the requests spent listing folders and prefixes
-     * @param notFollowed     the links to folders and loops the listings did not follow
-     * @param first           the first of them, as shown, or {@code null}
-     */
-    void print(PrintStream err, long listingRequests, long notFollowed, String first) {
-        StringBuilder line = new StringBuilder("safetensors: ").append(total).append(total == 1 ? " result" : " results");
+    /** @param err stderr, where the text summary goes */
+    void print(PrintStream err) {
+        StringBuilder line = new StringBuilder("safetensors: ").append(total)
+                .append(total == 1 ? " result" : " results");
         String sep = ": ";
         for (Status s : Status.values()) {
             long n = count(s);
@@ -54,10 +72,39 @@ final class RunSummary {
         if (notFollowed > 0) {
             // said, never silent: what a recursive walk did not enter was not checked
             line.append("; not followed: ").append(notFollowed).append(notFollowed == 1 ? " link" : " links")
-                    .append(" to a folder or loop (").append(Sanitized.line(String.valueOf(first), 200))
+                    .append(" to a folder or loop (").append(Sanitized.line(String.valueOf(firstNotFollowed), 200))
                     .append(notFollowed == 1 ? ")" : ", ...)");
         }
         err.println(line);
         err.flush();
+    }
+
+    /**
+     * The summary object: {@code results}, {@code counts} (every status, zeros included), {@code requests} (the
+     * listings': every other request is on the line of the result it was made for, so the lines add up to what
+     * went on the wire), {@code not_followed} and, when some were, {@code first_not_followed}.
+     *
+     * @param command  the subcommand
+     * @param exitCode the process's exit status
+     * @return the object, without a line terminator
+     */
+    String json(String command, int exitCode) {
+        // a run can fail past its results (a list of sources that could not be read): the exit status says so too
+        Status status = exitCode == Status.ERROR.exitCode() ? worst.worse(Status.ERROR)
+                : exitCode == Status.INVALID.exitCode() ? worst.worse(Status.INVALID) : worst;
+        return CommandJson.summary(command, status, exitCode, g -> {
+            g.writeNumberProperty("results", total);
+            g.writeName("counts");
+            g.writeStartObject();
+            for (Status s : Status.values()) {
+                g.writeNumberProperty(s.json(), count(s));
+            }
+            g.writeEndObject();
+            g.writeNumberProperty("requests", listingRequests);
+            g.writeNumberProperty("not_followed", notFollowed);
+            if (firstNotFollowed != null) {
+                g.writeStringProperty("first_not_followed", firstNotFollowed);
+            }
+        });
     }
 }

@@ -36,6 +36,8 @@ final class SourceResult {
     private final Map<String, String> metadata;
     private final Map<Check, Boolean> checks;
     private final SourceStatistics cost;
+    private final SourceStatistics shardsCost;
+    private final long indexTotalSize;
     private final Map<String, String> attributes;
     private final String checkpoint;
     private final int shardCount;
@@ -50,9 +52,11 @@ final class SourceResult {
         this.header = b.header;
         this.totals = b.totals != null ? b.totals : b.header != null ? TensorTotals.of(b.header) : null;
         this.fileBytes = totals != null ? totals.fileBytes() : b.fileBytes;
-        this.metadata = b.header != null ? b.header.metadata() : Collections.unmodifiableMap(b.metadata);
+        this.metadata = b.header != null ? b.header.metadata() : Map.of();
         this.checks = Collections.unmodifiableMap(new EnumMap<>(b.checks));
         this.cost = b.cost;
+        this.shardsCost = b.shardsCost;
+        this.indexTotalSize = b.indexTotalSize;
         this.attributes = Collections.unmodifiableMap(new TreeMap<>(b.attributes));
         this.checkpoint = b.checkpoint;
         this.shardCount = b.shardCount;
@@ -110,7 +114,7 @@ final class SourceResult {
         return Optional.ofNullable(totals);
     }
 
-    /** @return the header's {@code __metadata__}, or the checkpoint index's declared total size */
+    /** @return the header's {@code __metadata__}; empty for a checkpoint, whose index's total size is apart */
     Map<String, String> metadata() {
         return metadata;
     }
@@ -120,9 +124,23 @@ final class SourceResult {
         return checks;
     }
 
-    /** @return the read requests made, bytes fetched and HTTP exchanges sent for this result */
+    /**
+     * @return the read requests made, bytes fetched and HTTP exchanges sent for this result alone: for a checkpoint,
+     *         its index and listing, never its shards again (each shard's result counts its own), so the results of
+     *         a run add up to what went on the wire
+     */
     SourceStatistics cost() {
         return cost;
+    }
+
+    /** @return for a checkpoint, what reading its shards cost, as their own results count it; otherwise none */
+    SourceStatistics shardsCost() {
+        return shardsCost;
+    }
+
+    /** @return for a checkpoint, the {@code total_size} its index declares (tensor bytes), when it declares one */
+    OptionalLong indexTotalSize() {
+        return indexTotalSize < 0 ? OptionalLong.empty() : OptionalLong.of(indexTotalSize);
     }
 
     /** @return what the source reported about itself (repository, revision, etag, version, linked_etag), by name */
@@ -158,9 +176,10 @@ final class SourceResult {
         private long fileBytes = -1;
         private SafetensorsHeader header;
         private TensorTotals totals;
-        private final Map<String, String> metadata = new LinkedHashMap<>();
         private final Map<Check, Boolean> checks = new EnumMap<>(Check.class);
         private SourceStatistics cost = SourceStatistics.NONE;
+        private SourceStatistics shardsCost = SourceStatistics.NONE;
+        private long indexTotalSize = -1;
         private final Map<String, String> attributes = new LinkedHashMap<>();
         private String checkpoint;
         private int shardCount = -1;
@@ -208,15 +227,21 @@ final class SourceResult {
             return this;
         }
 
-        /** Adds a metadata entry (for a checkpoint: what its index declares). */
-        Builder metadata(String key, String value) {
-            metadata.put(key, value);
-            return this;
-        }
-
         /** Adds to the requests, bytes and exchanges counted so far. */
         Builder cost(SourceStatistics more) {
             cost = cost.plus(more);
+            return this;
+        }
+
+        /** Adds to what a checkpoint's shards cost, which their own results report. */
+        Builder shardsCost(SourceStatistics more) {
+            shardsCost = shardsCost.plus(more);
+            return this;
+        }
+
+        /** Records the {@code total_size} a checkpoint's index declares. */
+        Builder indexTotalSize(long n) {
+            indexTotalSize = n;
             return this;
         }
 

@@ -204,11 +204,12 @@ final class TargetStream implements Iterator<Target> {
                 }
                 return;
             }
-            endListing();
+            endListing(true);
         } catch (IOException | UncheckedIOException e) {
             String name = listed;
             SourceStatistics cost = listing.cost();
-            endListing();
+            // the failed prefix's line reports what listing it cost; the summary's listing requests do not again
+            endListing(false);
             ready.add(Target.Checkpoint.failed(name, Failure.from(e instanceof UncheckedIOException u ? u.getCause()
                     : e, name), cost));
         }
@@ -238,8 +239,11 @@ final class TargetStream implements Iterator<Target> {
         ready.add(Target.Checkpoint.failed(shown, failure, SourceStatistics.NONE));
     }
 
-    private void endListing() {
-        listingRequests += listing.cost().requests();
+    /** @param counted whether the listing's requests go to {@link #listingRequests()}, not to a result's line */
+    private void endListing(boolean counted) {
+        if (counted) {
+            listingRequests += listing.cost().requests();
+        }
         listing.close();
         listing = null;
         ready.addAll(waiting.values());

@@ -83,6 +83,8 @@ final class TextFormatter {
                 + " bytes): header " + Readable.bytes(t.headerBytes()) + ", payload " + Readable.bytes(t.payloadBytes())
                 + r.header().map(h -> h.payloadAligned() ? ", payload 8-byte aligned"
                         : ", payload NOT 8-byte aligned (starts at byte " + h.payloadOffset() + ")").orElse(""));
+        r.indexTotalSize().ifPresent(n -> row(sb, "total_size", Readable.bytes(n) + " (" + PlainText.grouped(n)
+                + " bytes of tensors, as the index declares)"));
         first = true;
         for (Map.Entry<String, String> m : r.metadata().entrySet()) {
             row(sb, first ? "metadata" : "", Sanitized.line(m.getKey(), NAME_WIDTH) + ": "
@@ -92,7 +94,8 @@ final class TextFormatter {
         if (first) {
             row(sb, "metadata", "none");
         }
-        row(sb, "cost", cost(r.cost()));
+        // the checkpoint's own reads and its shards' together: what inspecting it cost
+        row(sb, "cost", cost(r.cost().plus(r.shardsCost())));
         if (tensors && r.header().isPresent()) {
             table(sb, r.header().get());
         }

@@ -9,7 +9,8 @@ import java.io.StringWriter;
 
 /**
  * A usage error as one JSON object on one line, printed on stdout under {@code --json} so that a program reading the
- * JSON Lines learns why there are none: {@code {"status":"usage","code":"USAGE","command":...,"message":...}}.
+ * JSON Lines learns why there are none: {@code {"kind":"usage","status":"usage","code":"USAGE","command":...,
+ * "message":...}} ({@code usage} is the one status outside the verdicts of {@link Status}: nothing was read).
  */
 final class UsageJson {
     /** The {@code code} field of a usage error: not an {@link dev.safetensors.ErrorCode}, since nothing was read. */
@@ -29,6 +30,7 @@ final class UsageJson {
         StringWriter w = new StringWriter(256);
         try (JsonGenerator g = JSON.createGenerator(ObjectWriteContext.empty(), w)) {
             g.writeStartObject();
+            g.writeStringProperty("kind", "usage");
             g.writeStringProperty("status", "usage");
             g.writeStringProperty("code", CODE);
             g.writeStringProperty("command", command);

@@ -61,7 +61,7 @@ final class ValidateCommand implements Subcommand {
         if (sources.isEmpty() && selection.fromFile == null) {
             throw new UsageException("give a SOURCE, - for standard input, or --from-file FILE");
         }
-        return CheckRun.headerChecks(sources, selection, common, jobs.value(), out, err, false,
-                TextFormatter::statusLine);
+        return common.finish("validate", CheckRun.headerChecks(sources, selection, common, jobs.value(), out, err,
+                false, TextFormatter::statusLine));
     }
 }

@@ -100,9 +100,21 @@ final class VerifyCommand implements Subcommand {
                 String why = e instanceof SafetensorsException s ? s.detail() : Failure.from(e, manifest.toString())
                         .message();
                 output.error(manifest + ": cannot read the manifest: " + why + " [" + ErrorCode.of(e) + "]", e);
+                if (common.json) {
+                    // the run failed as a whole: its summary says why, as reshard's and download's do
+                    out.println(CommandJson.failure("verify", manifest.toString(), null, Failure.of(Status.ERROR,
+                            String.valueOf(ErrorCode.of(e)), "cannot read the manifest: " + why, null)));
+                    out.flush();
+                }
                 return Status.ERROR.exitCode();
             } catch (IllegalArgumentException e) {
                 output.error(manifest + ": not a valid manifest: " + e.getMessage(), e);
+                if (common.json) {
+                    // a manifest that is not one is a usage error (exit 2), said as every usage error is
+                    out.println(UsageJson.line("safetensors verify", manifest + ": not a valid manifest: "
+                            + e.getMessage()));
+                    out.flush();
+                }
                 return Status.USAGE;
             }
             if (listed) {
@@ -147,7 +159,7 @@ final class VerifyCommand implements Subcommand {
             FileCheck check = new DigestCheck(opener, common.limits(), expected::get, false, bar);
             Status worst = new Batch(files, () -> { }).run(targets, check,
                     r -> output.result(r, false, TextFormatter::verifyLine));
-            return worst.exitCode();
+            return common.finish("verify", worst.exitCode());
         }
     }
 
@@ -155,8 +167,8 @@ final class VerifyCommand implements Subcommand {
     private int verifyListed(List<ManifestEntry> entries, Output output) {
         SourceOpener opener = common.opener();
         ManifestMatch match = new ManifestMatch(entries, selection, opener, common.limits());
-        return CheckRun.stream(sources, selection, opener, common.limits(), jobs.value(), output, err, match,
-                r -> output.result(r, false, TextFormatter::verifyLine), match::missing);
+        return common.finish("verify", CheckRun.stream(sources, selection, opener, common.limits(), jobs.value(),
+                output, err, match, r -> output.result(r, false, TextFormatter::verifyLine), match::missing));
     }
 
     private static UsageException usage(String message) {

@@ -46,7 +46,7 @@ class AzureCommandTest {
         JsonNode r = lines.get(0);
         assertEquals("az://models/tiny.safetensors", r.get("source").asString());
         assertEquals("valid", r.get("status").asString(), run.describe());
-        assertEquals(small.length, r.get("file_bytes").asLong());
+        assertEquals(small.length, r.get("size").asLong());
         assertEquals(1, r.get("requests").asInt(), "one ranged GET: " + run.describe());
         assertEquals(small.length, r.get("bytes_read").asLong());
         assertTrue(r.get("attributes").has("etag"), run.describe());

@@ -56,13 +56,35 @@ final class Cli {
             return stderr.lines().filter(l -> !l.isBlank()).toList();
         }
 
-        /** @return stdout parsed as JSON Lines */
-        List<JsonNode> json() {
+        /** @return stdout parsed as JSON Lines, every line, the closing {@code summary} object included */
+        List<JsonNode> jsonLines() {
             List<JsonNode> nodes = new ArrayList<>();
             for (String line : outLines()) {
                 nodes.add(JSON.readTree(line));
             }
             return nodes;
+        }
+
+        /** @return the JSON lines before the closing {@code summary} object, if the last line is one */
+        List<JsonNode> json() {
+            List<JsonNode> nodes = jsonLines();
+            if (!nodes.isEmpty() && isSummary(nodes.get(nodes.size() - 1))) {
+                nodes.remove(nodes.size() - 1);
+            }
+            return nodes;
+        }
+
+        /** @return the closing {@code summary} object; fails the test when the last line is none */
+        JsonNode summary() {
+            List<JsonNode> nodes = jsonLines();
+            if (nodes.isEmpty() || !isSummary(nodes.get(nodes.size() - 1))) {
+                fail("no closing summary object\n" + describe());
+            }
+            return nodes.get(nodes.size() - 1);
+        }
+
+        private static boolean isSummary(JsonNode n) {
+            return n.has("kind") && "summary".equals(n.get("kind").asString());
         }
 
         /** @return this run, after checking the exit code */

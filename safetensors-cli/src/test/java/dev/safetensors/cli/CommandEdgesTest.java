@@ -164,12 +164,13 @@ class CommandEdgesTest {
     void aUsageErrorUnderJsonIsOneJsonObjectOnStdout() {
         Run r = run("validate", "--json", "--bogus", SAMPLE);
         assertEquals(Status.USAGE, r.exit(), r.describe());
-        assertEquals("{\"status\":\"usage\",\"code\":\"USAGE\",\"command\":\"safetensors validate\",\"message\":"
-                + "\"Unknown option: '--bogus'\"}\n", r.out());
+        assertEquals("{\"kind\":\"usage\",\"status\":\"usage\",\"code\":\"USAGE\",\"command\":"
+                + "\"safetensors validate\",\"message\":\"Unknown option: '--bogus'\"}\n", r.out());
         assertTrue(r.err().contains("Unknown option: '--bogus'"), "stderr says it too: " + r.describe());
         Run missing = run("dump", "--json", SAMPLE);
         assertEquals(Status.USAGE, missing.exit(), missing.describe());
-        assertTrue(missing.out().startsWith("{\"status\":\"usage\",\"code\":\"USAGE\""), missing.describe());
+        assertTrue(missing.out().startsWith("{\"kind\":\"usage\",\"status\":\"usage\",\"code\":\"USAGE\""),
+                missing.describe());
         assertEquals("", run("validate", "--bogus", SAMPLE).out(), "without --json, stdout stays empty");
     }
 }

@@ -61,7 +61,8 @@ class CommandLineTest {
             assertEquals(2, run.exit(), String.join(" ", args) + "\n" + run.describe());
             assertTrue(run.stderr().startsWith("safetensors: "), run.describe());
             // under --json, the usage error is also one JSON object on stdout (CommandEdgesTest)
-            assertTrue(java.util.List.of(args).contains("--json") ? run.out().startsWith("{\"status\":\"usage\"")
+            assertTrue(java.util.List.of(args).contains("--json")
+                    ? run.out().startsWith("{\"kind\":\"usage\",\"status\":\"usage\"")
                     : run.stdout().length == 0, run.describe());
             assertTrue(!run.stderr().contains("\tat "), "no stack trace\n" + run.describe());
         }

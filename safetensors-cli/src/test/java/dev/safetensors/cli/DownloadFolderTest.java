@@ -75,10 +75,11 @@ class DownloadFolderTest {
         Path out = dir.resolve("out");
         Cli.Run run = InProcess.run(env, "download", "--json", "hf://acme/evil", "--out", out.toString());
         assertEquals(1, run.exit(), run.describe());
-        List<JsonNode> json = run.json();
-        assertEquals(1, json.size(), run.describe());
+        List<JsonNode> json = run.jsonLines();
+        assertEquals(1, json.size(), "one summary object: " + run.describe());
         assertEquals(ErrorCode.INVALID_INDEX.name(), json.get(0).get("code").asString(), run.describe());
-        assertEquals("download", json.get(0).get("kind").asString());
+        assertEquals("summary", json.get(0).get("kind").asString());
+        assertEquals("download", json.get(0).get("command").asString());
         assertFalse(Files.exists(out.resolve(".x.safetensors-commit")));
         assertTrue(hub.cdnRequests().stream().noneMatch(r -> r.path().contains("safetensors-commit")
                 || r.path().endsWith(SHARD1)), "no shard and no journal fetched: " + hub.cdnRequests());
@@ -92,8 +93,8 @@ class DownloadFolderTest {
         Path out = dir.resolve("out");
         Cli.Run run = InProcess.run(env, "download", "--json", url, "--out", out.toString());
         assertEquals(1, run.exit(), run.describe());
-        List<JsonNode> json = run.json();
-        assertEquals(1, json.size(), run.describe());
+        List<JsonNode> json = run.jsonLines();
+        assertEquals(1, json.size(), "one summary object: " + run.describe());
         assertEquals(ErrorCode.HEADER_START.name(), json.get(0).get("code").asString(), run.describe());
         assertFalse(run.out().contains("SECRET0123") || run.stderr().contains("SECRET0123"), run.describe());
         assertFalse(Files.exists(out.resolve("model.safetensors")));
@@ -109,11 +110,11 @@ class DownloadFolderTest {
         Path taken = Files.writeString(dir.resolve("taken"), "a file where the folder must be");
         Cli.Run run = InProcess.run("download", "--json", index.toString(), "--out", taken.toString());
         assertEquals(3, run.exit(), run.describe());
-        List<JsonNode> json = run.json();
-        assertEquals(1, json.size(), run.describe());
+        List<JsonNode> json = run.jsonLines();
+        assertEquals(1, json.size(), "one summary object: " + run.describe());
         assertEquals(ErrorCode.WRITE_FAILED.name(), json.get(0).get("code").asString(), run.describe());
         assertEquals("error", json.get(0).get("status").asString());
-        assertTrue(json.get(0).has("file"), run.describe());
+        assertTrue(json.get(0).has("output"), run.describe());
 
         Cli.Run text = InProcess.run("download", index.toString(), "--out", taken.toString());
         assertEquals(3, text.exit(), text.describe());

@@ -104,7 +104,7 @@ class InspectValidateTest {
         assertEquals(3, lines.size(), run.describe());
 
         JsonNode valid = lines.get(0);
-        for (String field : new String[] {"source", "kind", "status", "file_bytes", "header_bytes", "payload_bytes",
+        for (String field : new String[] {"source", "kind", "status", "size", "header_bytes", "payload_bytes",
             "payload_aligned", "tensor_count", "parameters", "dtypes", "metadata", "checks", "requests",
             "bytes_read", "attributes", "tensors"}) {
             assertTrue(valid.has(field), field + "\n" + run.describe());
@@ -113,7 +113,7 @@ class InspectValidateTest {
         assertEquals(ok.toString(), valid.get("source").asString());
         assertEquals("file", valid.get("kind").asString());
         assertEquals("valid", valid.get("status").asString());
-        assertEquals(ok.toFile().length(), valid.get("file_bytes").asLong());
+        assertEquals(ok.toFile().length(), valid.get("size").asLong());
         assertEquals(3, valid.get("tensor_count").asInt());
         assertEquals(12, valid.get("parameters").asLong());
         assertEquals(24, valid.get("dtypes").get("F32").get("bytes").asLong());
@@ -134,12 +134,12 @@ class InspectValidateTest {
         assertEquals("invalid", invalid.get("status").asString());
         assertEquals("HEADER_TOO_LARGE", invalid.get("code").asString(), run.describe());
         assertTrue(invalid.get("tensor_count").isNull());
-        assertEquals(bad.toFile().length(), invalid.get("file_bytes").asLong());
+        assertEquals(bad.toFile().length(), invalid.get("size").asLong());
 
         JsonNode error = lines.get(2);
         assertEquals("error", error.get("status").asString());
         assertEquals("NOT_FOUND", error.get("code").asString());
-        assertTrue(error.get("file_bytes").isNull());
+        assertTrue(error.get("size").isNull());
         assertEquals(0, error.get("requests").asInt());
     }
 

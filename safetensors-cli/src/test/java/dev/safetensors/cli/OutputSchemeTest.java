@@ -60,7 +60,7 @@ class OutputSchemeTest {
         // a source that does not exist: refused for its output first, so nothing was read
         Cli.Run missing = InProcess.run("reshard", "--json", dir.resolve("missing.safetensors").toString(), "--out",
                 "s3://bkt/out/").exits(3);
-        List<JsonNode> json = missing.json();
+        List<JsonNode> json = missing.jsonLines();
         assertEquals(1, json.size(), missing.describe());
         assertEquals("UNSUPPORTED_SCHEME", json.get(0).get("code").asString(), missing.describe());
         nothingTakenForAPath();

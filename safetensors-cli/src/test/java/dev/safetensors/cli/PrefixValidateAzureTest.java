@@ -85,8 +85,12 @@ class PrefixValidateAzureTest {
         }
         // one ranged GET per file (every header here fits the first read); the index, then its two shards
         assertEquals(files, requests, run.describe());
-        assertEquals(3, lines.get("az://models/run/sharded/model.safetensors.index.json|checkpoint").get("requests")
-                .asLong(), "the index and its two shards");
+        assertEquals(1, lines.get("az://models/run/sharded/model.safetensors.index.json|checkpoint").get("requests")
+                .asLong(), "the index: its two shards' reads are on their own lines, never counted again");
+        JsonNode summary = run.summary();
+        assertEquals(1, summary.get("requests").asLong(), "the listing's one page: " + run.describe());
+        assertEquals(5, summary.get("counts").get("valid").asLong(), run.describe());
+        assertEquals(1, summary.get("counts").get("invalid").asLong(), run.describe());
         // 9 blobs under run/, one page of List Blobs
         assertTrue(run.stderr().contains("safetensors: 6 results: 5 valid, 1 invalid; listing: 1 request"),
                 run.describe());

@@ -77,8 +77,12 @@ class PrefixValidateS3Test {
         }
         // one ranged request per file (every header here fits the first read), one for the index
         assertEquals(files, requests, run.describe());
-        assertEquals(3, lines.get("s3://prefixes/run/sharded/model.safetensors.index.json|checkpoint").get("requests")
-                .asLong(), "the index and its two shards");
+        assertEquals(1, lines.get("s3://prefixes/run/sharded/model.safetensors.index.json|checkpoint").get("requests")
+                .asLong(), "the index: its two shards' reads are on their own lines, never counted again");
+        JsonNode summary = run.summary();
+        assertEquals(1, summary.get("requests").asLong(), "the listing's one page: " + run.describe());
+        assertEquals(5, summary.get("counts").get("valid").asLong(), run.describe());
+        assertEquals(1, summary.get("counts").get("invalid").asLong(), run.describe());
         assertTrue(run.stderr().contains("safetensors: 6 results: 5 valid, 1 invalid; listing: 1 request"),
                 run.describe());
     }
@@ -129,5 +133,7 @@ class PrefixValidateS3Test {
         JsonNode line = run.json().get(0);
         assertEquals("error", line.get("status").asString(), run.describe());
         assertEquals("NOT_FOUND", line.get("code").asString(), run.describe());
+        // the one refused List request, on the prefix's line and not again in the summary's listing requests
+        assertEquals(1, line.get("requests").asLong() + run.summary().get("requests").asLong(), run.describe());
     }
 }

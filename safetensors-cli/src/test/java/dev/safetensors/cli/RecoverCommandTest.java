@@ -87,9 +87,9 @@ class RecoverCommandTest {
 
         Cli.Run recover = InProcess.run("recover", "--json", folder.toString());
         assertEquals(3, recover.exit(), recover.describe());
-        JsonNode refused = recover.json().get(0);
-        assertEquals(1, recover.json().size(), "one object: " + recover.describe());
-        assertEquals("recover", refused.get("kind").asString());
+        JsonNode refused = recover.summary();
+        assertEquals(1, recover.jsonLines().size(), "one object: " + recover.describe());
+        assertEquals("recover", refused.get("command").asString());
         assertEquals("error", refused.get("status").asString());
         assertEquals("WRITE_FAILED", refused.get("code").asString());
         assertEquals(before, snapshot(folder), "the planted journal is refused, nothing changed");
@@ -107,8 +107,9 @@ class RecoverCommandTest {
         Cli.Run recover = InProcess.run("recover", "--json", folder.toString());
         assertEquals(0, recover.exit(), recover.describe());
         JsonNode done = recover.json().get(0);
-        assertEquals("ok", done.get("status").asString());
-        assertEquals(folder.toString(), done.get("folder").asString());
+        assertEquals("recover", done.get("kind").asString());
+        assertEquals("valid", done.get("status").asString());
+        assertEquals(folder.toString(), done.get("source").asString());
         JsonNode j = done.get("journals").get(0);
         assertEquals(journal.toString(), j.get("journal").asString());
         List<String> renamed = new java.util.ArrayList<>();
@@ -136,7 +137,7 @@ class RecoverCommandTest {
 
         Cli.Run missing = InProcess.run("recover", "--json", dir.resolve("missing").toString());
         assertEquals(3, missing.exit(), missing.describe());
-        assertEquals("NOT_FOUND", missing.json().get(0).get("code").asString());
+        assertEquals("NOT_FOUND", missing.summary().get("code").asString());
         Cli.Run file = InProcess.run("recover", folder.resolve(S1).toString());
         assertEquals(3, file.exit(), file.describe());
         assertTrue(file.stderr().contains("[INVALID_SOURCE]"), file.describe());

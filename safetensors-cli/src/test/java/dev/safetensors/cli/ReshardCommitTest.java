@@ -107,7 +107,7 @@ class ReshardCommitTest {
         JsonNode line = again.json().get(0);
         assertEquals("ALREADY_EXISTS", line.get("code").asString());
         assertEquals(src.toString(), line.get("source").asString(), "source is what was read");
-        assertEquals(out.resolve("model-00001-of-00002.safetensors").toString(), line.get("file").asString(),
+        assertEquals(out.resolve("model-00001-of-00002.safetensors").toString(), line.get("output").asString(),
                 "the file in the way is named");
         assertTrue(line.get("message").asString().endsWith("; use --force to replace it"), "the way forward, decided by"
                 + " the code, not the message: " + again.describe());

@@ -48,11 +48,11 @@ class ReshardHubTest {
     void aShardedHubRepositoryIsMergedIntoOneVerifiedFile() throws Exception {
         Cli.Run run = InProcess.run(env, "reshard", "--json", "hf://acme/sharded", "--out", out.toString(), "--single")
                 .exits(0);
-        List<JsonNode> lines = run.json();
+        List<JsonNode> lines = run.jsonLines();
         assertEquals(2, lines.size(), run.describe());
-        JsonNode summary = lines.get(1);
+        JsonNode summary = run.summary();
         assertEquals("hf://acme/sharded", summary.get("source").asString());
-        assertEquals("ok", summary.get("status").asString());
+        assertEquals("valid", summary.get("status").asString());
         assertEquals(3, summary.get("tensor_count").asInt());
         Path merged = out.resolve("model.safetensors");
         try (SafetensorsFile f = SafetensorsFile.open(merged)) {
@@ -90,7 +90,7 @@ class ReshardHubTest {
         hub.repository("acme/pipe", root, List.of("model_index.json", "text_encoder/model.safetensors",
                 "vae/diffusion_pytorch_model.safetensors"));
         Cli.Run whole = InProcess.run(env, "reshard", "--json", "hf://acme/pipe", "--out", out.toString());
-        JsonNode failure = whole.json().get(0);
+        JsonNode failure = whole.summary();
         assertEquals("INVALID_SOURCE", failure.get("code").asString(), whole.describe());
         String message = failure.get("message").asString();
         assertTrue(message.startsWith("hf://acme/pipe holds 2 checkpoints: name one"), whole.describe());

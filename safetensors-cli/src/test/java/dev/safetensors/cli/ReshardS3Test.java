@@ -63,10 +63,9 @@ class ReshardS3Test {
     }
 
     private static JsonNode summary(Cli.Run run) {
-        List<JsonNode> lines = run.json();
-        JsonNode last = lines.get(lines.size() - 1);
-        assertEquals("reshard", last.get("kind").asString(), run.describe());
-        assertEquals("ok", last.get("status").asString(), run.describe());
+        JsonNode last = run.summary();
+        assertEquals("reshard", last.get("command").asString(), run.describe());
+        assertEquals("valid", last.get("status").asString(), run.describe());
         return last;
     }
 
@@ -75,7 +74,7 @@ class ReshardS3Test {
         Cli.Run run = reshard("s3://reshard/single/model.safetensors", "--max-shard-size", "20B").exits(0);
         JsonNode summary = summary(run);
         assertEquals("s3://reshard/single/model.safetensors", summary.get("source").asString());
-        assertTrue(summary.get("files").asInt() > 2, run.describe());
+        assertTrue(summary.get("file_count").asInt() > 2, run.describe());
         // the object is small: its tensors came with the header's read, so one GET is the whole cost
         assertEquals(1, summary.get("requests").asLong(), run.describe());
         ReshardTest.assertSameTensorsAcross(bucket.resolve("single/model.safetensors"), out);

@@ -54,15 +54,14 @@ class ReshardSourceFailureTest {
         Path out = parent.resolve("new-folder");
         Cli.Run run = InProcess.run(env, "reshard", "--json", "hf://acme/big", "--out", out.toString(),
                 "--max-shard-size", "1MB").exits(3);
-        List<JsonNode> lines = run.json();
-        JsonNode failure = lines.get(lines.size() - 1);
-        assertEquals("reshard", failure.get("kind").asString(), run.describe());
+        JsonNode failure = run.summary();
+        assertEquals("reshard", failure.get("command").asString(), run.describe());
         assertEquals("error", failure.get("status").asString(), run.describe());
         assertEquals("NOT_FOUND", failure.get("code").asString(), run.describe());
         String source = failure.get("source").asString();
         assertTrue(source.startsWith("hf://acme/big") && source.endsWith("/model.safetensors"),
                 "the failing source, not the output: " + run.describe());
-        assertNull(failure.get("file"), "no output file failed: " + run.describe());
+        assertNull(failure.get("output"), "no output file failed: " + run.describe());
         assertFalse(Files.exists(out), "the --out folder the run would have made is not left behind");
     }
 }

@@ -114,7 +114,8 @@ class ReshardTest {
         assertEquals(0, split.exit(), split.describe());
         List<JsonNode> lines = split.json();
         JsonNode summary = lines.get(lines.size() - 1);
-        assertEquals("ok", summary.get("status").asString(), split.describe());
+        assertEquals("summary", summary.get("kind").asString(), split.describe());
+        assertEquals("valid", summary.get("status").asString(), split.describe());
         assertEquals(100, summary.get("tensor_count").asInt());
         int shardCount = lines.size() - 2;
         assertTrue(shardCount > 3, split.describe());
