@@ -179,7 +179,7 @@ public abstract class PagedListing implements Listing {
      *         {@link ErrorCode#INVALID_LISTING} otherwise
      */
     protected final IOException statusFailure(int status, String retryAfter, Throwable cause) {
-        String said = "the listing request was answered " + status;
+        String said = "the listing request was answered " + status + toldBy(cause);
         if (RemotePolicy.isRetryable(status)) {
             StorageException failure = new StorageException(ErrorCode.SERVER_ERROR, name, said + " after " + attempt
                     + " attempt" + (attempt == 1 ? "" : "s"), cause);
@@ -202,6 +202,18 @@ public abstract class PagedListing implements Listing {
             failure.initCause(cause);
         }
         return failure;
+    }
+
+    /**
+     * What the store said in an error answer beyond its status, added after the status in the listing's failure
+     * message: its own error code and the host that answered, as {@code " (ContainerNotFound from HOST:PORT)"}.
+     * Empty by default; a backend whose client tells more overrides it. Never a credential.
+     *
+     * @param cause the client's failure behind the answer, or {@code null}
+     * @return the words to add after the status, starting with a space, or empty
+     */
+    protected String toldBy(Throwable cause) {
+        return "";
     }
 
     @Override

@@ -36,6 +36,7 @@ final class AzurePrefixListing extends PagedListing {
     /** Azure's largest page ({@code maxresults}). */
     static final int AZURE_MAX_RESULTS = 5000;
     private static final String DELIMITER = "/";
+    private static final String ERROR_CODE = "x-ms-error-code";
     /** A SAS signature, as it would appear in a URL an SDK failure quotes. */
     private static final Pattern SIGNATURE = Pattern.compile("(?i)sig=[^&\\s'\"]*");
 
@@ -146,6 +147,28 @@ final class AzurePrefixListing extends PagedListing {
             }
         }
         return false;
+    }
+
+    /**
+     * @return the service's error code ({@code x-ms-error-code}: {@code ContainerNotFound}, {@code
+     *         AuthorizationPermissionMismatch}...) and the host that answered, as {@code " (CODE from HOST:PORT)"}:
+     *         the status alone does not tell a missing container from a missing account or a mistyped endpoint
+     */
+    @Override
+    protected String toldBy(Throwable cause) {
+        if (!(cause instanceof HttpResponseException e) || e.getResponse() == null) {
+            return "";
+        }
+        String code = e.getResponse().getHeaderValue(ERROR_CODE);
+        code = code == null || code.isBlank() ? "" : SourceNames.clip(code.trim());
+        java.net.URL url = e.getResponse().getRequest() == null ? null : e.getResponse().getRequest().getUrl();
+        // only the host and port: the URL's query may hold a SAS signature
+        String from = url == null ? "" : "from " + SourceNames.clip(url.getHost()) + ":"
+                + (url.getPort() >= 0 ? url.getPort() : url.getDefaultPort());
+        if (code.isEmpty() && from.isEmpty()) {
+            return "";
+        }
+        return " (" + code + (code.isEmpty() || from.isEmpty() ? "" : " ") + from + ")";
     }
 
     /** @return whether the failure comes from reading the answer's XML (or another format the SDK tried) */

@@ -219,6 +219,40 @@ class AzurePrefixListingMisbehaviourTest {
     }
 
     @Test
+    void aListingFailureQuotesTheServiceErrorCodeAndTheHostAndNoSasSignature() throws Exception {
+        String signature = "SAS-SIGNATURE-NEVER-SHOWN";
+        AzureClientOptions o = AzureClientOptions.builder().sasToken("sv=2021-08-06&sp=rl&sig=" + signature)
+                .account(ACCOUNT).endpoint("http://127.0.0.1:" + server.port() + "/" + ACCOUNT).entraId(false)
+                .build();
+        String from = " from 127.0.0.1:" + server.port() + ")";
+        server.stubFor(get(urlPathEqualTo(CONTAINER_PATH)).willReturn(aResponse().withStatus(404)
+                .withHeader("x-ms-error-code", "ContainerNotFound")));
+        try (Listing listing = new AzureSourceProvider(o, policy(2)).list(Location.parse("az://models/p/"),
+                ListOptions.DEFAULT)) {
+            SourceNotFoundException e = drainFails(SourceNotFoundException.class, listing);
+            assertEquals(ErrorCode.NOT_FOUND, e.code());
+            assertTrue(e.getMessage().contains("answered 404 (ContainerNotFound" + from), e.getMessage());
+            assertFalse(e.getMessage().contains(signature), e.getMessage());
+        }
+        server.stubFor(get(urlPathEqualTo(CONTAINER_PATH)).willReturn(aResponse().withStatus(403)
+                .withHeader("x-ms-error-code", "AuthorizationPermissionMismatch")));
+        try (Listing listing = new AzureSourceProvider(o, policy(2)).list(Location.parse("az://models/p/"),
+                ListOptions.DEFAULT)) {
+            SourceAccessDeniedException e = drainFails(SourceAccessDeniedException.class, listing);
+            assertTrue(e.getMessage().contains("answered 403 (AuthorizationPermissionMismatch" + from),
+                    e.getMessage());
+            assertFalse(e.getMessage().contains(signature), e.getMessage());
+        }
+        server.stubFor(get(urlPathEqualTo(CONTAINER_PATH)).willReturn(aResponse().withStatus(400)));
+        try (Listing listing = new AzureSourceProvider(o, policy(2)).list(Location.parse("az://models/p/"),
+                ListOptions.DEFAULT)) {
+            StorageException e = drainFails(StorageException.class, listing);
+            assertTrue(e.getMessage().contains("answered 400 (from 127.0.0.1:" + server.port() + ")"),
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void aBrokenConnectionIsANetworkFailureThatNamesNoSasSignature() throws Exception {
         String signature = "SAS-SIGNATURE-NEVER-SHOWN";
         server.stubFor(get(urlPathEqualTo(CONTAINER_PATH)).willReturn(aResponse()

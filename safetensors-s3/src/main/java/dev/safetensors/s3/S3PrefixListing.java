@@ -30,6 +30,8 @@ final class S3PrefixListing extends BucketListing {
     static final int S3_MAX_KEYS = 1000;
 
     private final S3Client client;
+    /** The host the current page's request went to, for its failure's message. */
+    private AskedHost asked;
 
     /**
      * The listing, before its first request.
@@ -53,6 +55,8 @@ final class S3PrefixListing extends BucketListing {
         if (!options().recursive()) {
             request.delimiter("/");
         }
+        asked = new AskedHost();
+        request.overrideConfiguration(c -> c.addPlugin(asked.plugin()));
         ListObjectsV2Response response;
         counter().exchange();
         try {
@@ -60,7 +64,7 @@ final class S3PrefixListing extends BucketListing {
         } catch (SdkServiceException e) {
             throw statusFailure(e.statusCode(), retryAfter(e), e);
         } catch (SdkClientException e) {
-            throw SdkFailureTranslator.noAnswer(name(), "ListObjectsV2", e);
+            throw SdkFailureTranslator.noAnswer(name(), "ListObjectsV2", e, asked.endpoint());
         }
         List<ListEntry> entries = new ArrayList<>(response.contents().size() + response.commonPrefixes().size());
         for (S3Object o : response.contents()) {
@@ -97,6 +101,13 @@ final class S3PrefixListing extends BucketListing {
     @Override
     protected boolean listsInOrder() {
         return !at().bucket().endsWith("--x-s3");
+    }
+
+    /** @return S3's error code and the host that answered ({@code " (NoSuchBucket from HOST:PORT)"}) */
+    @Override
+    protected String toldBy(Throwable cause) {
+        return cause instanceof SdkServiceException e
+                ? SdkFailureTranslator.told(e, asked == null ? null : asked.endpoint()) : "";
     }
 
     /** @return the answer's {@code Retry-After}, or {@code null} */

@@ -107,11 +107,13 @@ public final class S3Source extends AbstractRangedSource<S3Version> {
     protected RangeAnswer send(long position, long length, S3Version version) throws IOException {
         String range = "bytes=" + position + "-" + (position + length - 1);
         String request = "GET " + range;
+        AskedHost asked = new AskedHost();
         GetObjectRequest.Builder builder = GetObjectRequest.builder()
                 .bucket(location.bucket()).key(location.key())
                 .versionId(version != null && version.versionId() != null ? version.versionId() : location.versionId())
                 .range(range)
-                .overrideConfiguration(c -> c.addMetricPublisher(attempts).addPlugin(DotSegments.PLUGIN));
+                .overrideConfiguration(c -> c.addMetricPublisher(attempts).addPlugin(DotSegments.PLUGIN)
+                        .addPlugin(asked.plugin()));
         if (version != null && version.etag() != null) {
             builder.ifMatch(version.etag());
         }
@@ -123,7 +125,7 @@ public final class S3Source extends AbstractRangedSource<S3Version> {
             log(request, answer.status() + " " + answer.errorCode());
             return answer;
         } catch (SdkClientException e) {
-            IOException failure = SdkFailureTranslator.noAnswer(name(), request, e);
+            IOException failure = SdkFailureTranslator.noAnswer(name(), request, e, asked.endpoint());
             log(request, "failed: " + failure.getMessage());
             throw failure;
         }

@@ -18,8 +18,8 @@ import java.util.function.Consumer;
 
 /**
  * The locations this source reads through Hadoop's {@link FileSystem} instead of the library's backends: every URI
- * whose scheme no installed backend serves ({@code hdfs://}, {@code abfss://}, {@code wasbs://}, a connector the user
- * configured). Local paths, {@code file:}, {@code s3://}/{@code s3a://}, {@code gs://}, {@code https://} and
+ * whose scheme no installed backend serves ({@code hdfs://}, {@code wasbs://}, {@code abfss://} when the Azure
+ * backend is not on the class path, a connector the user configured). Local paths, {@code file:}, {@code s3://}/{@code s3a://}, {@code gs://}, {@code https://} and
  * {@code hf://} stay with the backends, which verify ranges and pin versions.
  *
  * <p>The Hadoop configuration is the driver's, shipped with the reader factory and installed once per task

@@ -29,10 +29,13 @@ import java.util.Map;
  *
  * <p>Options (case-insensitive): {@code level} (tensor|file), {@code policy} (strict|official), {@code mode}
  * (PERMISSIVE|FAILFAST|DROPMALFORMED), {@code pathGlobFilter} (default {@code *.safetensors}),
- * {@code recursiveFileLookup}, {@code expandIndex}, {@code filesPerPartition} (default 1000), {@code ioThreads}
- * (default 8), {@code checksum} (none|sha256), {@code data} (none|binary|float32), {@code maxTensorBytes} (default
- * 64 MiB). docs/spark.md describes each. A value out of range is an {@link IllegalArgumentException}; a schema
- * given by the user is refused, as the schema follows from the options.
+ * {@code recursiveFileLookup}, {@code expandIndex} (default true: an index is read as its checkpoint),
+ * {@code allowEmpty} (default false: a load that selects no file fails with {@code NOT_FOUND}),
+ * {@code allowUnreadable} (default false: a folder the listing could not read fails the scan with its code),
+ * {@code filesPerPartition} (default 1000), {@code ioThreads} (default 8), {@code checksum} (none|sha256),
+ * {@code data} (none|binary|float32), {@code maxTensorBytes} (default 64 MiB). docs/spark.md describes each. A value
+ * out of range is an {@link IllegalArgumentException}; a schema given by the user is refused, as the schema follows
+ * from the options.
  *
  * <p>{@code df.write().format("safetensors").option("layout", ...).save(path)} writes a checkpoint, a samples
  * dataset or a keyed dataset (docs/spark.md, "Writing"). Spark lets a DSv2 table provider be written with append or
@@ -74,7 +77,7 @@ public final class SafetensorsDataSource implements TableProvider, DataSourceReg
      * @param data       the rows
      * @return a relation over the rows written
      * @throws IllegalArgumentException for an option out of range, or {@code append}
-     * @throws UncheckedIOException     wrapping the coded failure of the write ({@code WRITE_FAILED} for an output
+     * @throws UncheckedIOException     wrapping the coded failure of the write ({@code ALREADY_EXISTS} for an output
      *                                  that exists under {@code errorifexists})
      */
     @Override

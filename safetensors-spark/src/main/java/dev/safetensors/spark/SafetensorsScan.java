@@ -1,6 +1,7 @@
 package dev.safetensors.spark;
 
 import org.apache.spark.sql.connector.metric.CustomMetric;
+import org.apache.spark.sql.connector.metric.CustomTaskMetric;
 import org.apache.spark.sql.connector.read.Batch;
 import org.apache.spark.sql.connector.read.InputPartition;
 import org.apache.spark.sql.connector.read.PartitionReaderFactory;
@@ -20,6 +21,7 @@ final class SafetensorsScan implements Scan, Batch {
     private final TensorFilter filter;
     private InputPartition[] partitions;
     private HadoopConf hadoop;
+    private long unreadable;
 
     SafetensorsScan(List<String> locations, ScanOptions options, StructType required, TensorFilter filter) {
         this.locations = List.copyOf(locations);
@@ -49,8 +51,10 @@ final class SafetensorsScan implements Scan, Batch {
         if (partitions == null) {
             hadoop = HadoopConf.of(org.apache.spark.sql.SparkSession.active().sparkContext().hadoopConfiguration());
             HadoopFiles.use(hadoop);
-            List<List<FileGroup>> packed = FileListing.pack(FileListing.list(locations, options),
-                    options.filesPerPartition(), options.maxPartitionBytes());
+            FileListing.Selected selected = FileListing.list(locations, options);
+            unreadable = selected.unreadable();
+            List<List<FileGroup>> packed = FileListing.pack(selected.groups(), options.filesPerPartition(),
+                    options.maxPartitionBytes());
             partitions = packed.stream().map(FilePartition::new).toArray(InputPartition[]::new);
         }
         return partitions.clone();
@@ -64,5 +68,11 @@ final class SafetensorsScan implements Scan, Batch {
     @Override
     public CustomMetric[] supportedCustomMetrics() {
         return ScanMetrics.supported();
+    }
+
+    /** The listing's own figure, known on the driver once the partitions are planned. */
+    @Override
+    public synchronized CustomTaskMetric[] reportDriverMetrics() {
+        return new CustomTaskMetric[]{new TaskMetric(UnreadableMetric.NAME, unreadable)};
     }
 }

@@ -9,9 +9,10 @@ final class ScanMetrics {
     private long files;
     private SourceStatistics closed = SourceStatistics.NONE;
 
+    /** @return the scan's metrics: the tasks' four, and the driver's {@value UnreadableMetric#NAME} */
     static CustomMetric[] supported() {
         return new CustomMetric[]{new FilesMetric(), new RequestsMetric(), new BytesReadMetric(),
-            new ExchangesMetric()};
+            new ExchangesMetric(), new UnreadableMetric()};
     }
 
     void file() {

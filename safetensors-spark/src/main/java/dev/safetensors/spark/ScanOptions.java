@@ -12,7 +12,17 @@ import java.util.Map;
  */
 record ScanOptions(Level level, boolean officialPolicy, Mode mode, String pathGlobFilter, boolean recursiveFileLookup,
                    boolean expandIndex, int filesPerPartition, int ioThreads, boolean sha256, DataMode data,
-                   int maxTensorBytes) implements Serializable {
+                   int maxTensorBytes, boolean allowEmpty, boolean allowUnreadable) implements Serializable {
+
+    /**
+     * Default {@code expandIndex}: an index names a checkpoint, so it is read as its shards, cross-checked; read as a
+     * safetensors file it would only fail ({@code HEADER_TOO_LARGE} from its first eight bytes of JSON).
+     */
+    static final boolean DEFAULT_EXPAND_INDEX = true;
+    /** Default {@code allowEmpty}: a load that selects no file fails, as a gate over a mistyped prefix must. */
+    static final boolean DEFAULT_ALLOW_EMPTY = false;
+    /** Default {@code allowUnreadable}: a folder the listing could not read fails the scan, never vanishes. */
+    static final boolean DEFAULT_ALLOW_UNREADABLE = false;
 
     /** Default files per task: 10,000 local headers took under a second in 10 tasks, 19.6 s in one task per file. */
     static final int DEFAULT_FILES_PER_PARTITION = 1000;
@@ -34,13 +44,15 @@ record ScanOptions(Level level, boolean officialPolicy, Mode mode, String pathGl
                 choice(o, "policy", Policy.class, Policy.STRICT) == Policy.OFFICIAL,
                 choice(o, "mode", Mode.class, Mode.PERMISSIVE),
                 glob(o.getOrDefault("pathglobfilter", "*.safetensors")),
-                bool(o, "recursivefilelookup"),
-                bool(o, "expandindex"),
+                bool(o, "recursivefilelookup", false),
+                bool(o, "expandindex", DEFAULT_EXPAND_INDEX),
                 positive(o, "filesperpartition", DEFAULT_FILES_PER_PARTITION, Integer.MAX_VALUE),
                 positive(o, "iothreads", DEFAULT_IO_THREADS, 256),
                 choice(o, "checksum", Checksum.class, Checksum.NONE) == Checksum.SHA256,
                 choice(o, "data", DataMode.class, DataMode.NONE),
-                positive(o, "maxtensorbytes", DEFAULT_MAX_TENSOR_BYTES, Integer.MAX_VALUE - 16));
+                positive(o, "maxtensorbytes", DEFAULT_MAX_TENSOR_BYTES, Integer.MAX_VALUE - 16),
+                bool(o, "allowempty", DEFAULT_ALLOW_EMPTY),
+                bool(o, "allowunreadable", DEFAULT_ALLOW_UNREADABLE));
     }
 
     /** Default bytes per task when tensor data is read: listed sizes split a prefix so no task reads far more. */
@@ -93,8 +105,12 @@ record ScanOptions(Level level, boolean officialPolicy, Mode mode, String pathGl
                 + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT));
     }
 
-    private static boolean bool(Map<String, String> o, String key) {
-        String v = o.getOrDefault(key, "false").trim();
+    private static boolean bool(Map<String, String> o, String key, boolean fallback) {
+        String v = o.get(key);
+        if (v == null) {
+            return fallback;
+        }
+        v = v.trim();
         if (v.equalsIgnoreCase("true") || v.equalsIgnoreCase("false")) {
             return Boolean.parseBoolean(v);
         }

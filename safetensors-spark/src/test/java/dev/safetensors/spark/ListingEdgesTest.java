@@ -71,6 +71,73 @@ class ListingEdgesTest {
     }
 
     @Test
+    void aFolderThatSelectsNoFileFailsWithNotFoundNamingWhatWasSearched() throws IOException {
+        Path empty = Files.createDirectories(dir.resolve("empty"));
+        Path notes = Files.createDirectories(dir.resolve("notes-only"));
+        Files.writeString(notes.resolve("README.md"), "no checkpoint here");
+        for (Path p : List.of(empty, notes)) {
+            java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+                    () -> spark.read().format("safetensors").load(p.toString()).collectAsList());
+            assertEquals(dev.safetensors.ErrorCode.NOT_FOUND, dev.safetensors.ErrorCode.of(e.getCause()));
+            assertTrue(e.getMessage().startsWith(p + ": selected no file (searched for *.safetensors and"
+                    + " *.safetensors.index.json, one level;"), e.getMessage());
+            assertTrue(e.getMessage().contains("allowEmpty") && e.getMessage().endsWith("[NOT_FOUND]"),
+                    e.getMessage());
+        }
+        java.io.UncheckedIOException both = assertThrows(java.io.UncheckedIOException.class,
+                () -> spark.read().format("safetensors").option("recursiveFileLookup", "true")
+                        .load(empty.toString(), notes.toString()).collectAsList());
+        assertTrue(both.getMessage().startsWith(empty + ", " + notes + ": selected no file (searched for"
+                + " *.safetensors and *.safetensors.index.json, subfolders included)"), both.getMessage());
+    }
+
+    @Test
+    void allowEmptyAcceptsAnEmptySelection() throws IOException {
+        Path empty = Files.createDirectories(dir.resolve("allowed-empty"));
+        assertEquals(0, spark.read().format("safetensors").option("allowEmpty", "true").load(empty.toString())
+                .count());
+    }
+
+    @Test
+    void aFileNamedExplicitlyIsASelectionEvenWhenItIsMissing() {
+        List<Row> rows = spark.read().format("safetensors").load(dir.resolve("no-such.safetensors").toString())
+                .collectAsList();
+        assertEquals(1, rows.size());
+        assertEquals("NOT_FOUND", rows.get(0).getAs("error_code"));
+    }
+
+    @Test
+    void aSubfolderOfModeZeroFailsTheScanOrIsSkippedAndCounted() throws IOException {
+        Path root = Files.createDirectories(dir.resolve("with-locked"));
+        Fixtures.write(root.resolve("a.safetensors"), 5);
+        Path locked = Files.createDirectories(root.resolve("locked"));
+        Fixtures.write(locked.resolve("hidden.safetensors"), 6);
+        Files.setPosixFilePermissions(locked, java.nio.file.attribute.PosixFilePermissions.fromString("---------"));
+        try {
+            boolean refused;
+            try {
+                Files.newDirectoryStream(locked).close();
+                refused = false;
+            } catch (java.nio.file.AccessDeniedException e) {
+                refused = true;
+            }
+            org.junit.jupiter.api.Assumptions.assumeTrue(refused, "SKIPPED: this user (root) may read a folder of"
+                    + " mode 000; FileListingTest covers the refused folder's failure and count");
+            java.io.UncheckedIOException e = assertThrows(java.io.UncheckedIOException.class,
+                    () -> spark.read().format("safetensors").option("recursiveFileLookup", "true")
+                            .load(root.toString()).collectAsList());
+            assertEquals(dev.safetensors.ErrorCode.ACCESS_DENIED, dev.safetensors.ErrorCode.of(e.getCause()));
+            assertTrue(e.getMessage().contains("locked"), e.getMessage());
+            Dataset<Row> df = spark.read().format("safetensors").option("level", "file")
+                    .option("recursiveFileLookup", "true").option("allowUnreadable", "true").load(root.toString());
+            assertEquals(1, df.collectAsList().size());
+            assertEquals(1, LocalSpark.scanMetric(df, "unreadable"));
+        } finally {
+            Files.setPosixFilePermissions(locked, java.nio.file.attribute.PosixFilePermissions.fromString("rwx------"));
+        }
+    }
+
+    @Test
     void anEmptyPathIsRefused() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> spark.read().format("safetensors").load("").collectAsList());
