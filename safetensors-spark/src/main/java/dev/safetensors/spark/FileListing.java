@@ -59,7 +59,6 @@ import java.util.concurrent.atomic.AtomicLong;
 final class FileListing {
     /** Listings done in this JVM: the tests check that a scan lists once, however often Spark plans it. */
     static final AtomicLong LISTINGS = new AtomicLong();
-    static final String INDEX_SUFFIX = Location.INDEX_SUFFIX;
 
     private FileListing() {
     }
@@ -133,7 +132,7 @@ final class FileListing {
             searched.add(Location.parse(Locations.normalize(l)).display());
         }
         String where = String.join(", ", searched);
-        String names = options.pathGlobFilter() + (options.expandIndex() ? " and *" + INDEX_SUFFIX : "");
+        String names = options.pathGlobFilter() + (options.expandIndex() ? " and *" + Location.INDEX_SUFFIX : "");
         SourceNotFoundException e = new SourceNotFoundException(where, "selected no file (searched for " + names
                 + (options.recursiveFileLookup() ? ", subfolders included"
                 : ", one level; option recursiveFileLookup lists subfolders")
@@ -207,7 +206,7 @@ final class FileListing {
 
     private static void keep(ListEntry e, NameGlob glob, ScanOptions options, List<Found> out) {
         String name = PrefixSelection.name(e.location());
-        boolean wanted = glob.matches(name) || (options.expandIndex() && e.isFile() && name.endsWith(INDEX_SUFFIX));
+        boolean wanted = glob.matches(name) || (options.expandIndex() && e.isFile() && name.endsWith(Location.INDEX_SUFFIX));
         if (!wanted) {
             return;
         }
@@ -232,7 +231,7 @@ final class FileListing {
         Set<String> claimed = new LinkedHashSet<>();
         for (Found found : files) {
             String f = found.location();
-            if (f.endsWith(INDEX_SUFFIX) && !indexes.containsKey(f)) {
+            if (f.endsWith(Location.INDEX_SUFFIX) && !indexes.containsKey(f)) {
                 List<String> shards = new ArrayList<>();
                 try {
                     for (Location shard : CheckpointFiles.locate(f).shards()) {
