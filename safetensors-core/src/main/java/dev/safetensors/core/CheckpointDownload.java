@@ -136,9 +136,9 @@ final class CheckpointDownload {
         }
     }
 
-    private void add(List<Named> named, Location source, Named file) throws InvalidLocationException {
+    private void add(List<Named> named, Location source, Named file) throws StorageException {
         if (named.size() >= request.maxFiles()) {
-            throw new InvalidLocationException(ErrorCode.INVALID_LISTING, source.display() + ": names more than "
+            throw new StorageException(ErrorCode.INVALID_LISTING, source.display(), "names more than "
                     + request.maxFiles() + " files to download; narrow it with include and exclude globs");
         }
         named.add(file);

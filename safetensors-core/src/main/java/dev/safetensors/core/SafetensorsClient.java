@@ -136,7 +136,7 @@ public final class SafetensorsClient {
         return CheckpointFiles.locateAll(location.text(), this);
     }
 
-    // --- select and download: the listing selection and the download service -------------------------------------
+    // --- select and download: the listing selection and the download service ---
 
     /**
      * Lists a folder, prefix or repository through this client's registry and {@link ListOptions} and keeps the
@@ -181,18 +181,18 @@ public final class SafetensorsClient {
      * @param target  where the files go
      * @param request the globs, force, bounds and listener
      * @return what was done, file by file, and what finding the files cost
-     * @throws IOException the first failure: nothing selected ({@link dev.safetensors.ErrorCode#NOT_FOUND}), more
-     *                     files than {@link DownloadRequest#maxFiles()} ({@link dev.safetensors.ErrorCode#INVALID_LISTING}),
-     *                     a file that cannot be named safely under the output ({@link
-     *                     dev.safetensors.ErrorCode#INVALID_SOURCE}), an invalid header unless forced, a changed
-     *                     source, a digest mismatch, a failed request or write; files already done stay
+     * @throws IOException the first failure: nothing selected ({@code NOT_FOUND}), more files than
+     *                     {@link DownloadRequest#maxFiles()} ({@code INVALID_LISTING}), a file that cannot be named
+     *                     safely under the output ({@code INVALID_SOURCE}), an entry that is no file
+     *                     ({@code NOT_A_FILE}), an invalid header unless forced, a changed source or a digest mismatch
+     *                     ({@code SOURCE_CHANGED}), a failed request or write; files already done stay
      */
     public DownloadResult download(Location source, DownloadTarget target, DownloadRequest request)
             throws IOException {
         return new CheckpointDownload(this, request).run(source, target);
     }
 
-    // --- end of select and download -------------------------------------------------------------------------------
+    // --- end of select and download ---
 
     @Override
     public String toString() {
