@@ -4,6 +4,7 @@ import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.SafetensorsException;
+import dev.safetensors.SourceStatistics;
 import dev.safetensors.core.DownloadRequest;
 import dev.safetensors.core.DownloadResult;
 import dev.safetensors.core.DownloadTarget;
@@ -128,8 +129,7 @@ final class DownloadCommand implements Subcommand {
             if (!common.json) {
                 long present = result.files().stream().filter(DownloadedFile::present).count();
                 bar.printAbove(() -> err.println(result.files().size() + " files (" + present + " present), "
-                        + result.cost().requests() + " requests (" + result.locatingCost().requests()
-                        + " finding them)"));
+                        + requests(result.cost()) + "; finding them: " + requests(result.locatingCost())));
             }
             return 0;
         } catch (IOException | RuntimeException e) {
@@ -176,7 +176,7 @@ final class DownloadCommand implements Subcommand {
             FileDownload.Result done = r.get();
             return "downloaded  " + d.path() + "  " + done.size() + " bytes"
                     + (done.resumedFrom() > 0 ? ", resumed from " + done.resumedFrom() : "")
-                    + ", " + d.cost().requests() + " requests"
+                    + ", " + requests(d.cost())
                     + (done.verified() ? ", sha256 verified" : done.sha256().map(s -> ", sha256 " + s).orElse(""));
         }
         StringWriter w = new StringWriter();
@@ -190,6 +190,7 @@ final class DownloadCommand implements Subcommand {
                 g.writeNumberProperty("size", size.getAsLong());
             }
             g.writeNumberProperty("requests", d.cost().requests());
+            g.writeNumberProperty("exchanges", d.cost().exchanges());
             if (r.isPresent()) {
                 g.writeNumberProperty("resumed_from", r.get().resumedFrom());
                 g.writeNumberProperty("fetched", r.get().fetched());
@@ -201,6 +202,12 @@ final class DownloadCommand implements Subcommand {
             g.writeEndObject();
         }
         return w.toString();
+    }
+
+    /** @return the requests, and the HTTP exchanges they took when those are more (redirects, retries) */
+    private static String requests(SourceStatistics cost) {
+        return cost.requests() + " requests" + (cost.exchanges() > cost.requests() ? " (" + cost.exchanges()
+                + " HTTP exchanges)" : "");
     }
 
     /** The size of a file the cache already held, read locally (no request); empty if it cannot be read. */
