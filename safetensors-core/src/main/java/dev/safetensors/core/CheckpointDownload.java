@@ -119,7 +119,9 @@ final class CheckpointDownload {
         try (PrefixSelection selection = client.select(source, request.selection())) {
             while (selection.hasNext()) {
                 ListEntry e = selection.next();
-                if (e.kind() == ListEntry.Kind.FOLDER) {
+                if (e.kind() == ListEntry.Kind.FOLDER || e.kind() == ListEntry.Kind.FOLDER_LINK
+                        || e.kind() == ListEntry.Kind.LOOP) {
+                    // a folder is walked; a link to one or a loop is not followed, as a check does not follow it
                     continue;
                 }
                 if (!e.isFile()) {

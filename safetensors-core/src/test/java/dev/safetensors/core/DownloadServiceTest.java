@@ -209,6 +209,25 @@ class DownloadServiceTest {
     }
 
     @Test
+    void aLinkToAFolderIsNotFollowedAndAFifoNamedLikeAShardIsRefusedBeforeAnythingIsFetched() throws Exception {
+        Path src = dir.resolve("src");
+        Files.createDirectories(src.resolve("checkpoint-1000"));
+        Files.write(src.resolve("checkpoint-1000/model.safetensors"), tensorFile("a", 2));
+        Files.createSymbolicLink(src.resolve("latest"), src.resolve("checkpoint-1000"));
+        Path out = dir.resolve("out");
+        SafetensorsClient.defaultClient().download(Location.of(src), out, DownloadRequest.DEFAULT);
+        assertEquals(Set.of("checkpoint-1000/model.safetensors"), written(out), "the link is not followed");
+
+        org.junit.jupiter.api.Assumptions.assumeTrue(new ProcessBuilder("mkfifo", src.resolve("x.safetensors")
+                .toString()).start().waitFor() == 0, "mkfifo");
+        Path fifo = dir.resolve("fifo");
+        StorageException e = assertThrows(StorageException.class, () -> SafetensorsClient.defaultClient()
+                .download(Location.of(src), fifo, DownloadRequest.DEFAULT));
+        assertEquals(ErrorCode.NOT_A_FILE, e.code());
+        assertFalse(Files.exists(fifo), "nothing fetched");
+    }
+
+    @Test
     void selectKeepsTheNamesTheGlobsKeepAtOneLevelOrEveryLevelAndCountsItsPages() throws Exception {
         SafetensorsClient client = client(store());
         Selection shards = new Selection(List.of(NameGlob.compile("*.safetensors")),
