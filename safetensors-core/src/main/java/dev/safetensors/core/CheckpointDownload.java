@@ -14,7 +14,6 @@ import dev.safetensors.core.internal.index.ShardHeaders;
 
 import java.io.IOException;
 import java.net.URI;
-import java.nio.file.Files;
 import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -90,7 +89,7 @@ final class CheckpointDownload {
     /** The files of the download, each with its relative name; refused past {@link DownloadRequest#maxFiles()}. */
     private Found find(Location source) throws IOException {
         boolean file = fileLike(source);
-        if (!file && (request.hasGlobs() || isFolder(source))) {
+        if (!file && (request.hasGlobs() || CheckpointFiles.isFolder(source))) {
             return list(source);
         }
         Map<String, Location> files = new LinkedHashMap<>();
@@ -164,21 +163,6 @@ final class CheckpointDownload {
     /** @return whether the location names one file (an index or a {@code .safetensors} file), not a listing */
     private static boolean fileLike(Location source) {
         return source.isIndex() || source.fileName().endsWith(Location.FILE_SUFFIX);
-    }
-
-    /** @return whether the location is a folder or prefix: written with a final slash, or a local folder */
-    private static boolean isFolder(Location source) {
-        if (source.isFolder()) {
-            return true;
-        }
-        if (!source.isLocal()) {
-            return false;
-        }
-        try {
-            return Files.isDirectory(source.path());
-        } catch (IllegalArgumentException e) {
-            return false;
-        }
     }
 
     /** @return the folder a file is in, as a location written with a final slash */
