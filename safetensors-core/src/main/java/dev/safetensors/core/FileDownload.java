@@ -32,7 +32,6 @@ import java.util.function.LongConsumer;
 import dev.safetensors.core.internal.read.FetchRanges;
 import dev.safetensors.core.internal.read.OrderedFetch;
 import dev.safetensors.core.internal.read.RangeStreamer;
-import dev.safetensors.core.internal.read.RunCursor;
 
 /**
  * Downloads one file from any {@link RandomAccessSource} to a local path, never leaving anything partial under the
@@ -355,9 +354,8 @@ public final class FileDownload {
         if (resumed < size) {
             long[] written = {resumed};
             // parallelism 1 is one streamed request for the whole rest, as a tensor read makes it
-            long part = options.parallelism() == 1 ? Long.MAX_VALUE & ~7L : options.partSizeBytes();
-            OrderedFetch.run(source, resumed, new FetchRanges(new RunCursor(0, new long[0], new long[0],
-                    size - resumed, 1), 0, part), options, (at, bytes) -> {
+            long part = options.parallelism() == 1 ? Long.MAX_VALUE : options.partSizeBytes();
+            OrderedFetch.run(source, resumed, FetchRanges.span(size - resumed, part), options, (at, bytes) -> {
                 sha.update(bytes.duplicate());
                 try {
                     while (bytes.hasRemaining()) {
