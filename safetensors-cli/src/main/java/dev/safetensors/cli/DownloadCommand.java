@@ -65,7 +65,8 @@ final class DownloadCommand implements Subcommand {
                 + " every file of the repository, folder or prefix whose name the globs select, as"
                 + " huggingface_hub's snapshot_download allow_patterns and ignore_patterns.",
                 "Every .safetensors header (known by the file name, whatever a URL's query holds) is validated"
-                        + " before any payload is fetched: a checkpoint that fails is not downloaded unless --force."
+                        + " before any payload byte of any file is fetched: with an invalid one, nothing is downloaded"
+                        + " unless --force."
                         + " Files come in parallel parts; an interrupted download is continued from its partial file"
                         + " only if the object is still the version the partial file records; the SHA-256 the store"
                         + " publishes (the Hub's, for LFS files) is verified before the file is renamed into place."
