@@ -199,6 +199,46 @@ class DownloadSelectTest {
     }
 
     @Test
+    void globsSelectWhatGoesIntoTheCacheAndASecondRunFindsItAllWithoutARequest() throws Exception {
+        HttpSettings settings = HttpSettings.builder().hubEndpoint(hub.endpoint())
+                .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(10)).build();
+        HubCache cache = new HubCache(dir.resolve("cache"), false);
+        Location at = Location.parse("hf://" + REPO);
+        DownloadRequest json = DownloadRequest.builder()
+                .include(List.of(dev.safetensors.core.NameGlob.compile("*.json"))).build();
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
+            DownloadResult first = client(provider).download(at, HubCacheTarget.of(at, cache,
+                    new HubRepository(settings)), json);
+            assertEquals(4, first.files().size());
+            assertTrue(first.files().stream().allMatch(f -> f.download().orElseThrow().verified()),
+                    "each blob checked against the Hub's SHA-256");
+        }
+        Path snapshot = dir.resolve("cache/models--acme--select/snapshots/" + FakeHub.COMMIT);
+        assertEquals(Set.of("config.json", "tokenizer.json", INDEX, "onnx/config.json"), linked(snapshot));
+        for (String f : linked(snapshot)) {
+            assertArrayEquals(files.get(f), Files.readAllBytes(snapshot.resolve(f)), f);
+        }
+        hub.clearRequests();
+        try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
+            DownloadResult again = client(provider).download(at, HubCacheTarget.of(at, cache,
+                    new HubRepository(settings)), json);
+            assertTrue(again.files().stream().allMatch(f -> f.present() && f.cost().requests() == 0),
+                    again.toString());
+        }
+        assertTrue(hub.cdnRequests().isEmpty(), "nothing fetched again: " + hub.cdnRequests());
+    }
+
+    /** The snapshot's entries, by relative path. */
+    private static Set<String> linked(Path snapshot) throws IOException {
+        Set<String> names = new TreeSet<>();
+        try (Stream<Path> walk = Files.walk(snapshot)) {
+            walk.filter(p -> Files.isSymbolicLink(p) || Files.isRegularFile(p))
+                    .forEach(p -> names.add(snapshot.relativize(p).toString().replace('\\', '/')));
+        }
+        return names;
+    }
+
+    @Test
     void eachFileReportsTheRequestsItCostAndTheyAddUpToWhatTheHubAnswered() throws Exception {
         HttpSettings settings = HttpSettings.builder().hubEndpoint(hub.endpoint())
                 .connectTimeout(Duration.ofSeconds(2)).requestTimeout(Duration.ofSeconds(10)).build();
