@@ -11,6 +11,7 @@ import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 import dev.safetensors.core.internal.index.ShardHeaders;
+import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.net.URI;
@@ -18,11 +19,13 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * {@link SafetensorsClient#download}, the one implementation the command and the examples use:
@@ -44,6 +47,8 @@ import java.util.Optional;
 final class CheckpointDownload {
     private final SafetensorsClient client;
     private final DownloadRequest request;
+    /** The relative names taken so far, at most {@link DownloadRequest#maxFiles()}. */
+    private final Set<String> names = new HashSet<>();
 
     /** A file to download: where it is, and its path below the location downloaded. */
     private record Named(Location location, String relative) {
@@ -137,10 +142,15 @@ final class CheckpointDownload {
         }
     }
 
-    private void add(List<Named> named, Location source, Named file) throws StorageException {
+    private void add(List<Named> named, Location source, Named file) throws IOException {
         if (named.size() >= request.maxFiles()) {
             throw new StorageException(ErrorCode.INVALID_LISTING, source.display(), "names more than "
                     + request.maxFiles() + " files to download; narrow it with include and exclude globs");
+        }
+        if (!names.add(file.relative())) {
+            // two objects of one name below the location (differently encoded, say): one would overwrite the other
+            throw unnamed(source, file.location(), "another file of the download has the same path, "
+                    + SourceNames.clip(file.relative()));
         }
         named.add(file);
     }

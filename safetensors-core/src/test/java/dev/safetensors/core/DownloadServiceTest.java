@@ -177,6 +177,19 @@ class DownloadServiceTest {
     }
 
     @Test
+    void twoListedObjectsOfOnePathAreRefusedBeforeAnythingIsFetched() throws Exception {
+        MemoryStore store = store();
+        // the same name, percent-encoded and not: two objects for the store, one path for the output
+        store.put("mem://bkt/ckpt/to%6Benizer.json", "{}".getBytes(StandardCharsets.UTF_8));
+        Path out = dir.resolve("out");
+        InvalidLocationException e = assertThrows(InvalidLocationException.class, () -> client(store)
+                .download(Location.parse("mem://bkt/ckpt/"), out, globs(List.of("*.json"), List.of())));
+        assertEquals(ErrorCode.INVALID_SOURCE, e.code());
+        assertTrue(e.getMessage().contains("same path"), e.getMessage());
+        assertFalse(Files.exists(out));
+    }
+
+    @Test
     void aSelectionOfNothingIsNotFoundAndTooManyFilesAreRefused() throws Exception {
         SourceNotFoundException none = assertThrows(SourceNotFoundException.class, () -> client(store())
                 .download(Location.parse("mem://bkt/ckpt/"), dir.resolve("a"), globs(List.of("*.bin"), List.of())));
