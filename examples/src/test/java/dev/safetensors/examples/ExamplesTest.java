@@ -21,6 +21,7 @@ import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -122,6 +123,19 @@ class ExamplesTest {
             assertArrayEquals(Files.readAllBytes(sample.resolve(f)), Files.readAllBytes(out.resolve(f)), f);
         }
         assertEquals(3, printed.lines().count(), printed);
+    }
+
+    @Test
+    void downloadCheckpointFetchesOnlyWhatItsGlobsSelectFromAFolderKeepingItsLayout(@TempDir Path out)
+            throws IOException {
+        String printed = run(() -> DownloadCheckpoint.main(new String[] {"data/", out.toString(), "*.json",
+                "sample.*"}));
+        assertArrayEquals(Files.readAllBytes(Path.of(SHARDED_INDEX)),
+                Files.readAllBytes(out.resolve("sharded/model.safetensors.index.json")));
+        assertArrayEquals(Files.readAllBytes(Path.of("data", "sample.safetensors")),
+                Files.readAllBytes(out.resolve("sample.safetensors")));
+        assertFalse(Files.exists(out.resolve("sharded/model-00001-of-00002.safetensors")), "no shard: not selected");
+        assertEquals(2, printed.lines().count(), printed);
     }
 
     @Test

@@ -83,7 +83,7 @@ final class SourceArguments {
         return compile("--exclude", exclude);
     }
 
-    private static List<NameGlob> compile(String option, List<String> globs) {
+    static List<NameGlob> compile(String option, List<String> globs) {
         List<NameGlob> compiled = new ArrayList<>();
         for (String g : globs) {
             try {

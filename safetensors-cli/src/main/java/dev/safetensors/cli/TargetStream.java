@@ -8,6 +8,8 @@ import dev.safetensors.ListOptions;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.core.NameGlob;
 import dev.safetensors.core.PrefixSelection;
+import dev.safetensors.core.SafetensorsClient;
+import dev.safetensors.core.Selection;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -145,11 +147,11 @@ final class TargetStream implements Iterator<Target> {
             addExpanded(text);
             return;
         }
-        ListOptions options = base.withRecursive(arguments.recursive);
         listedAny = true;
         prefixes.add(where);
         try {
-            listing = PrefixSelection.open(opener.registry(), where, options, include, exclude);
+            listing = SafetensorsClient.builder().registry(opener.registry()).listOptions(base).build()
+                    .select(where, new Selection(include, exclude, arguments.recursive));
             listed = where.display();
         } catch (IOException | RuntimeException e) {
             ready.add(Target.Checkpoint.failed(where.display(), Failure.from(e, where.display()),

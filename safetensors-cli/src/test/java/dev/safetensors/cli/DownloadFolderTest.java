@@ -1,13 +1,14 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.ErrorCode;
-import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.core.SafetensorsClient;
+import dev.safetensors.core.DownloadRequest;
+import dev.safetensors.core.DownloadedFile;
 import dev.safetensors.core.FileSource;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SourceRegistry;
@@ -194,12 +195,12 @@ class DownloadFolderTest {
         return Fixtures.write(folder, "model.safetensors.index.json", Fixtures.index(weights, 16L * shards));
     }
 
-    private static Downloader downloader(CountingStore store, int parallelism) {
-        SafetensorsClient options = SafetensorsClient.builder()
+    private static List<DownloadedFile> download(CountingStore store, int parallelism, String location, Path out)
+            throws IOException {
+        SafetensorsClient client = SafetensorsClient.builder()
                 .registry(SourceRegistry.builder().provider(store).build())
                 .readOptions(ReadOptions.builder().parallelism(parallelism).build()).build();
-        return new Downloader(options, null, Limits.STRICT, ReadOptions.builder().parallelism(parallelism).build(),
-                false, n -> { }, n -> { });
+        return client.download(dev.safetensors.Location.parse(location), out, DownloadRequest.DEFAULT).files();
     }
 
     @Test
@@ -208,12 +209,12 @@ class DownloadFolderTest {
         Path index = manyShards(dir.resolve("src"), shards);
         CountingStore store = new CountingStore();
         Path out = dir.resolve("out");
-        List<Downloader.Done> done = downloader(store, 2).toFolder("counted://" + index.toUri().getPath(), out);
+        List<DownloadedFile> done = download(store, 2, "counted://" + index.toUri().getPath(), out);
         assertEquals(shards + 1, done.size());
         assertTrue(store.mostOpen.get() <= 2, "at most the parallelism open at once, not every shard: "
                 + store.mostOpen.get());
         assertEquals(0, store.open.get(), "every source closed");
-        for (Downloader.Done d : done) {
+        for (DownloadedFile d : done) {
             assertArrayEquals(Files.readAllBytes(dir.resolve("src").resolve(d.path().getFileName())),
                     Files.readAllBytes(d.path()));
         }
@@ -226,7 +227,7 @@ class DownloadFolderTest {
         store.changedAfterFirstOpen.add("model-00003-of-00004.safetensors");
         Path out = dir.resolve("out");
         SourceChangedException e = assertThrows(SourceChangedException.class,
-                () -> downloader(store, 2).toFolder("counted://" + index.toUri().getPath(), out));
+                () -> download(store, 2, "counted://" + index.toUri().getPath(), out));
         assertEquals(ErrorCode.SOURCE_CHANGED, e.code());
         assertTrue(Files.exists(out.resolve("model-00002-of-00004.safetensors")), "the shards before it are done");
         assertFalse(Files.exists(out.resolve("model-00003-of-00004.safetensors")), "not the one that changed");

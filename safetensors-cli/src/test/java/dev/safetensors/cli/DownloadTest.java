@@ -5,9 +5,10 @@ import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
-import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.CheckpointFiles;
+import dev.safetensors.core.DownloadRequest;
+import dev.safetensors.core.DownloadedFile;
 import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.Safetensors;
 import dev.safetensors.http.HttpSettings;
@@ -21,6 +22,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -78,14 +80,38 @@ class DownloadTest {
         return SafetensorsClient.builder().registry(SourceRegistry.builder().provider(provider).build()).build();
     }
 
-    private Downloader downloader(HttpSourceProvider provider, AtomicLong bytes) {
-        return downloader(provider, bytes::addAndGet);
+    /** The download service as the command runs it: four parts at once, the smallest parts, progress counted. */
+    private final class Download {
+        private final SafetensorsClient client;
+        private final DownloadRequest request;
+
+        Download(HttpSourceProvider provider, LongConsumer advance) {
+            client = through(provider).newBuilder().readOptions(ReadOptions.builder().parallelism(4)
+                    .partSizeBytes(ReadOptions.MIN_PART_SIZE_BYTES).build()).build();
+            request = DownloadRequest.builder().listener(new DownloadRequest.Listener() {
+                @Override
+                public void fetched(long bytes) {
+                    advance.accept(bytes);
+                }
+            }).build();
+        }
+
+        List<DownloadedFile> toCache(String location, HubCache cache) throws IOException {
+            Location at = Location.parse(location);
+            return client.download(at, HubCacheTarget.of(at, cache, new HubRepository(settings)), request).files();
+        }
+
+        List<DownloadedFile> toFolder(String location, Path out) throws IOException {
+            return client.download(Location.parse(location), out, request).files();
+        }
     }
 
-    private Downloader downloader(HttpSourceProvider provider, LongConsumer advance) {
-        return new Downloader(through(provider), new HubRepository(settings), Limits.STRICT,
-                ReadOptions.builder().parallelism(4).partSizeBytes(ReadOptions.MIN_PART_SIZE_BYTES).build(), false,
-                n -> { }, advance);
+    private Download downloader(HttpSourceProvider provider, AtomicLong bytes) {
+        return new Download(provider, bytes::addAndGet);
+    }
+
+    private Download downloader(HttpSourceProvider provider, LongConsumer advance) {
+        return new Download(provider, advance);
     }
 
     /** Waits for another thread of the test, bounded so that a broken lock fails the test instead of hanging it. */
@@ -134,7 +160,7 @@ class DownloadTest {
         try (HttpSourceProvider providerA = new HttpSourceProvider(settings);
              HttpSourceProvider providerB = new HttpSourceProvider(settings)) {
             // A stops in the middle of its first file, its partial blob open, until B has reached the same blob
-            Future<List<Downloader.Done>> a = runA.submit(() -> {
+            Future<List<DownloadedFile>> a = runA.submit(() -> {
                 try {
                     return downloader(providerA, n -> {
                         if (aFirst.getAndSet(false)) {
@@ -147,23 +173,23 @@ class DownloadTest {
                 }
             });
             await(aInside);
-            List<Downloader.Done> b = downloader(providerB, n -> {
+            List<DownloadedFile> b = downloader(providerB, n -> {
                 if (bFirst.getAndSet(false)) {
                     bInside.countDown();
                     await(aDone);
                 }
             }).toCache(location, new HubCache(root, false, Duration.ofMinutes(1), bTime));
-            List<Downloader.Done> doneA = a.get(60, TimeUnit.SECONDS);
+            List<DownloadedFile> doneA = a.get(60, TimeUnit.SECONDS);
 
             assertEquals(4, doneA.size());
-            assertTrue(doneA.stream().allMatch(d -> d.result().verified()), doneA.toString());
+            assertTrue(doneA.stream().allMatch(d -> d.download().orElse(null).verified()), doneA.toString());
             long total = 0;
             for (String f : FILES) {
                 total += Files.size(dir.resolve("served").resolve(REPO).resolve(f));
             }
-            assertEquals(total, doneA.stream().mapToLong(d -> d.result().fetched()).sum(), "A fetched every byte");
+            assertEquals(total, doneA.stream().mapToLong(d -> d.download().orElse(null).fetched()).sum(), "A fetched every byte");
             assertEquals(4, b.size());
-            assertTrue(b.stream().allMatch(d -> d.result().skipped() && d.result().fetched() == 0),
+            assertTrue(b.stream().allMatch(d -> d.download().orElse(null).skipped() && d.download().orElse(null).fetched() == 0),
                     "B got each lock after A finished and found every blob in place: " + b);
             assertTrue(bNanos.get() > 0, "B waited for A's lock");
         } finally {
@@ -194,13 +220,13 @@ class DownloadTest {
         Files.createDirectories(snapshot);
         Files.createSymbolicLink(snapshot.resolve(shard), outside);
         HubCache cache = new HubCache(dir.resolve("cache"), false);
-        List<Downloader.Done> done;
+        List<DownloadedFile> done;
         // listed from the Hub: the snapshot holding only the planted link is no listing of the repository
         try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
             done = downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@" + FakeHub.COMMIT, cache);
         }
-        Downloader.Done d = done.stream().filter(x -> x.source().endsWith("/" + shard)).findFirst().orElseThrow();
-        assertTrue(d.result() != null && !d.result().skipped(), "downloaded, not present: " + d);
+        DownloadedFile d = done.stream().filter(x -> x.source().text().endsWith("/" + shard)).findFirst().orElseThrow();
+        assertTrue(d.download().orElse(null) != null && !d.download().orElse(null).skipped(), "downloaded, not present: " + d);
         assertEquals(Path.of("../../blobs/" + Fixtures.sha256(served)), Files.readSymbolicLink(d.path()),
                 "the link now leads to the repository's blob");
         assertArrayEquals(Files.readAllBytes(served), Files.readAllBytes(outside), "the outside file untouched");
@@ -222,19 +248,19 @@ class DownloadTest {
     void aRepositoryDownloadedIntoTheCacheIsThenReadWithoutARequest() throws Exception {
         HubCache cache = new HubCache(dir.resolve("cache"), false);
         AtomicLong bytes = new AtomicLong();
-        List<Downloader.Done> done;
+        List<DownloadedFile> done;
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
             done = downloader(provider, bytes).toCache("hf://" + REPO, cache);
         }
         assertEquals(4, done.size(), done.toString());
         Path repo = dir.resolve("cache/models--acme--two");
         assertEquals(FakeHub.COMMIT, Files.readString(repo.resolve("refs/main")));
-        for (Downloader.Done d : done) {
+        for (DownloadedFile d : done) {
             assertTrue(Files.isSymbolicLink(d.path()), d.path().toString());
             String name = d.path().getFileName().toString();
             assertArrayEquals(Files.readAllBytes(dir.resolve("served").resolve(REPO).resolve(name)),
                     Files.readAllBytes(d.path()));
-            assertTrue(d.result().verified(), "the Hub's SHA-256 checked: " + name);
+            assertTrue(d.download().orElse(null).verified(), "the Hub's SHA-256 checked: " + name);
             assertEquals(Fixtures.sha256(d.path()), Files.readSymbolicLink(d.path()).getFileName().toString(),
                     "blobs are named by their SHA-256, as huggingface_hub names LFS blobs");
         }
@@ -263,9 +289,9 @@ class DownloadTest {
 
         // a second download finds everything in place and fetches nothing
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
-            List<Downloader.Done> again = downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@"
+            List<DownloadedFile> again = downloader(provider, new AtomicLong()).toCache("hf://" + REPO + "@"
                     + FakeHub.COMMIT, cache);
-            assertTrue(again.stream().allMatch(d -> d.result() == null), again.toString());
+            assertTrue(again.stream().allMatch(d -> d.download().orElse(null) == null), again.toString());
         }
         assertEquals(cdnBefore, hub.cdnRequests().size());
     }
@@ -280,7 +306,7 @@ class DownloadTest {
         Files.createDirectories(blobs);
         int half = bytes.length / 2;
         AtomicLong fetched = new AtomicLong();
-        List<Downloader.Done> done;
+        List<DownloadedFile> done;
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
             // what an interrupted run leaves: the first half under the blob's partial name, and the version it holds
             Files.write(blobs.resolve(sha + ".incomplete"), java.util.Arrays.copyOf(bytes, half));
@@ -292,11 +318,11 @@ class DownloadTest {
             }
             done = downloader(provider, fetched).toCache("hf://" + REPO + "@" + FakeHub.COMMIT, cache);
         }
-        Downloader.Done resumed = done.stream().filter(d -> d.source().endsWith(FILES.get(1))).findFirst()
+        DownloadedFile resumed = done.stream().filter(d -> d.source().text().endsWith(FILES.get(1))).findFirst()
                 .orElseThrow();
-        assertEquals(half, resumed.result().resumedFrom());
-        assertEquals(bytes.length - half, resumed.result().fetched());
-        assertTrue(resumed.result().verified());
+        assertEquals(half, resumed.download().orElse(null).resumedFrom());
+        assertEquals(bytes.length - half, resumed.download().orElse(null).fetched());
+        assertTrue(resumed.download().orElse(null).verified());
         assertArrayEquals(bytes, Files.readAllBytes(resumed.path()));
         assertFalse(Files.exists(blobs.resolve(sha + ".incomplete")));
 
@@ -328,9 +354,9 @@ class DownloadTest {
     void aRepositoryDownloadedToAFolderIsVerifiedFileByFile() throws Exception {
         Path out = dir.resolve("out");
         try (HttpSourceProvider provider = new HttpSourceProvider(settings)) {
-            List<Downloader.Done> done = downloader(provider, new AtomicLong()).toFolder("hf://" + REPO, out);
+            List<DownloadedFile> done = downloader(provider, new AtomicLong()).toFolder("hf://" + REPO, out);
             assertEquals(4, done.size());
-            assertTrue(done.stream().allMatch(d -> d.result().verified()), done.toString());
+            assertTrue(done.stream().allMatch(d -> d.download().orElse(null).verified()), done.toString());
         }
         for (String f : FILES) {
             assertArrayEquals(Files.readAllBytes(dir.resolve("served").resolve(REPO).resolve(f)),

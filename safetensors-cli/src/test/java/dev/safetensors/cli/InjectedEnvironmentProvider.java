@@ -4,7 +4,11 @@ import com.google.cloud.NoCredentials;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 import dev.safetensors.RandomAccessSource;
+import dev.safetensors.ListOptions;
+import dev.safetensors.Listing;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.gcs.GcsSourceProvider;
 import dev.safetensors.http.HttpSettings;
@@ -70,6 +74,19 @@ public final class InjectedEnvironmentProvider implements RandomAccessSourceProv
     public Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
         RandomAccessSourceProvider p = delegate(location);
         return p == null ? Optional.empty() : p.listCheckpoints(location);
+    }
+
+    @Override
+    public Listing list(Location prefix, ListOptions options) throws IOException {
+        RandomAccessSourceProvider p = prefix.uri().map(this::delegate).orElse(null);
+        return p == null ? RandomAccessSourceProvider.super.list(prefix, options) : p.list(prefix, options);
+    }
+
+    @Override
+    public Location sibling(Location file, String name, SourceIdentity identity) {
+        RandomAccessSourceProvider p = file.uri().map(this::delegate).orElse(null);
+        return p == null ? RandomAccessSourceProvider.super.sibling(file, name, identity) : p.sibling(file, name,
+                identity);
     }
 
     @Override

@@ -212,7 +212,7 @@ public final class CheckpointFiles {
     }
 
     /** @return whether the location is a folder or prefix: written with a final slash, or a local folder */
-    private static boolean isFolder(Location at) {
+    static boolean isFolder(Location at) {
         if (at.isFolder()) {
             return true;
         }

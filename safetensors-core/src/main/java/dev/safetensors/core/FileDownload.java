@@ -24,19 +24,14 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.ArrayList;
 import java.util.HexFormat;
-import java.util.Iterator;
-import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.LongConsumer;
-import dev.safetensors.core.internal.index.ShardHeaders;
 import dev.safetensors.core.internal.read.FetchRanges;
 import dev.safetensors.core.internal.read.OrderedFetch;
 import dev.safetensors.core.internal.read.RangeStreamer;
-import dev.safetensors.core.internal.read.RunCursor;
 
 /**
  * Downloads one file from any {@link RandomAccessSource} to a local path, never leaving anything partial under the
@@ -217,44 +212,24 @@ public final class FileDownload {
     }
 
     /**
-     * Validates, before any payload is fetched, the header of every file of a download whose
-     * {@linkplain Location#fileName() file name} is a {@code .safetensors} name, through the read path's own header
-     * check ({@code Checkpoint.check} reads shards the same way): {@link ReadOptions#parallelism()} files at a time
-     * through the options' registry, each source closed once its header is read, so no more descriptors or
-     * connections are held than that bound however many files there are. Each file is then downloaded from a source
-     * opened again, {@linkplain Builder#expectedVersion pinned} to the version returned here.
-     *
-     * @param files   the files of the download, in order
-     * @param options the registry, limits and parallelism
-     * @param force   whether a file whose header is invalid is let through (its version is then not pinned)
-     * @return for each file, the version its header was validated at; empty for a file of another name, a forced
-     *         invalid one, or a source that reports no version
-     * @throws IOException the first failure in file order: an invalid header (unless forced), a source that cannot
-     *                     be opened or read
+     * @param source an open source
+     * @return the SHA-256 the source reports the store published for its content ({@link
+     *         dev.safetensors.SourceIdentity#linkedSha256()}, the Hub's {@code X-Linked-Etag}), lower-case hex, when
+     *         it is one (quotes and a weak marker removed); otherwise empty, and nothing is verified
      */
-    public static List<Optional<String>> validate(List<Location> files, SafetensorsClient options, boolean force)
-            throws IOException {
-        List<Location> checked = new ArrayList<>();
-        for (Location f : files) {
-            if (f.fileName().endsWith(Location.FILE_SUFFIX)) {
-                checked.add(f);
-            }
+    public static Optional<String> publishedSha256(RandomAccessSource source) {
+        String linked = source.identity().linkedSha256();
+        if (linked == null) {
+            return Optional.empty();
         }
-        Iterator<ShardHeaders.Read> reads = ShardHeaders.read(checked, options, false).iterator();
-        List<Optional<String>> versions = new ArrayList<>();
-        for (Location f : files) {
-            if (!f.fileName().endsWith(Location.FILE_SUFFIX)) {
-                versions.add(Optional.empty());
-                continue;
-            }
-            ShardHeaders.Read r = reads.next();
-            Optional<IOException> failure = r.verdict().failure();
-            if (failure.isPresent() && !(force && failure.get() instanceof InvalidHeaderException)) {
-                throw failure.get();
-            }
-            versions.add(Optional.ofNullable(r.version()));
+        String hex = linked.trim();
+        if (hex.startsWith("W/")) {
+            hex = hex.substring(2);
         }
-        return versions;
+        if (hex.length() >= 2 && hex.startsWith("\"") && hex.endsWith("\"")) {
+            hex = hex.substring(1, hex.length() - 1);
+        }
+        return Sha256Channel.isSha256(hex) ? Optional.of(hex.toLowerCase(Locale.ROOT)) : Optional.empty();
     }
 
     /**
@@ -379,9 +354,8 @@ public final class FileDownload {
         if (resumed < size) {
             long[] written = {resumed};
             // parallelism 1 is one streamed request for the whole rest, as a tensor read makes it
-            long part = options.parallelism() == 1 ? Long.MAX_VALUE & ~7L : options.partSizeBytes();
-            OrderedFetch.run(source, resumed, new FetchRanges(new RunCursor(0, new long[0], new long[0],
-                    size - resumed, 1), 0, part), options, (at, bytes) -> {
+            long part = options.parallelism() == 1 ? Long.MAX_VALUE : options.partSizeBytes();
+            OrderedFetch.run(source, resumed, FetchRanges.span(size - resumed, part), options, (at, bytes) -> {
                 sha.update(bytes.duplicate());
                 try {
                     while (bytes.hasRemaining()) {

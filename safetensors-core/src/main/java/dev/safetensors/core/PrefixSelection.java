@@ -7,7 +7,6 @@ import dev.safetensors.Location;
 import dev.safetensors.SourceStatistics;
 
 import java.io.IOException;
-import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 
@@ -18,37 +17,32 @@ import java.util.Objects;
  * them; plain subfolders and prefixes that match no glob are skipped. An entry that stands for what the listing could
  * not walk or name ({@link #unwalked}: a folder whose reading was refused or failed, a link or loop not followed, a
  * name no request can name) is kept whatever its name, unless an exclude glob matches it: what it hides may be what
- * the globs ask for, so the caller says so. The command and the Spark source select through here. Not thread-safe;
- * {@link #close()} cancels.
+ * the globs ask for, so the caller says so. Made by {@link SafetensorsClient#select}, the one selection the command,
+ * the Spark source and {@code download} list through; memory stays flat however long the listing (one entry is
+ * held), and {@link #cost()} counts its requests. Not thread-safe; {@link #close()} cancels.
  */
 public final class PrefixSelection implements AutoCloseable {
     private final Listing listing;
-    private final List<NameGlob> include;
-    private final List<NameGlob> exclude;
+    private final Selection selection;
     private ListEntry pending;
 
-    private PrefixSelection(Listing listing, List<NameGlob> include, List<NameGlob> exclude) {
+    private PrefixSelection(Listing listing, Selection selection) {
         this.listing = listing;
-        this.include = List.copyOf(include);
-        this.exclude = List.copyOf(exclude);
+        this.selection = selection;
     }
 
     /**
      * @param registry lists the prefix
      * @param prefix   the folder or prefix
-     * @param options  recursion, page size, bounds
-     * @param include  the names to keep (at least one)
-     * @param exclude  the names to drop, even when included
+     * @param options  page size and bounds; the recursion is the selection's
+     * @param selection the names to keep and whether to recurse
      * @return the selection, before its first entry
      * @throws IOException if the listing cannot start (see {@link SourceRegistry#list})
      */
-    public static PrefixSelection open(SourceRegistry registry, Location prefix, ListOptions options,
-                                       List<NameGlob> include, List<NameGlob> exclude) throws IOException {
-        Objects.requireNonNull(include, "include");
-        if (include.isEmpty()) {
-            throw new IllegalArgumentException("at least one include glob is needed");
-        }
-        return new PrefixSelection(registry.list(prefix, options), include, exclude);
+    static PrefixSelection open(SourceRegistry registry, Location prefix, ListOptions options, Selection selection)
+            throws IOException {
+        Objects.requireNonNull(selection, "selection");
+        return new PrefixSelection(registry.list(prefix, options.withRecursive(selection.recursive())), selection);
     }
 
     /**
@@ -87,7 +81,7 @@ public final class PrefixSelection implements AutoCloseable {
         while (pending == null && listing.hasNext()) {
             ListEntry e = listing.next();
             String name = name(e.location());
-            if ((unwalked(e) || NameGlob.any(include, name)) && !NameGlob.any(exclude, name)) {
+            if (unwalked(e) ? !NameGlob.any(selection.exclude(), name) : selection.keeps(name)) {
                 pending = e;
             }
         }

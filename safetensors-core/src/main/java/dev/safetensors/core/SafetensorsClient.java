@@ -146,6 +146,64 @@ public final class SafetensorsClient {
         return CheckpointFiles.locateAll(location.text(), this);
     }
 
+    // --- select and download: the listing selection and the download service ---
+
+    /**
+     * Lists a folder, prefix or repository through this client's registry and {@link ListOptions} and keeps the
+     * entries the selection keeps ({@link PrefixSelection} says how unwalked entries are kept), lazily: memory stays
+     * flat however long the listing, and {@link PrefixSelection#cost()} counts its requests.
+     *
+     * @param where     the folder, prefix or repository
+     * @param selection the names to keep and whether to walk every level
+     * @return the selection, before its first entry; the caller closes it
+     * @throws IOException if the listing cannot start (see {@link SourceRegistry#list})
+     */
+    public PrefixSelection select(Location where, Selection selection) throws IOException {
+        return PrefixSelection.open(registry(), where, listOptions, selection);
+    }
+
+    /**
+     * Downloads the files of a location into a local folder, as {@link #download(Location, DownloadTarget,
+     * DownloadRequest)} with {@link DownloadTarget#folder(Path)}: each under {@code folder} by its path below the
+     * location (a file's or an index's folder), its partial file and version record beside it.
+     *
+     * @param source  a file, an index, a repository, a folder or a prefix
+     * @param folder  the folder the files go under; created when the first file is written
+     * @param request the globs, force, bounds and listener
+     * @return what was done, file by file
+     * @throws IOException as {@link #download(Location, DownloadTarget, DownloadRequest)}
+     */
+    public DownloadResult download(Location source, java.nio.file.Path folder, DownloadRequest request)
+            throws IOException {
+        return download(source, DownloadTarget.folder(folder), request);
+    }
+
+    /**
+     * Downloads the files a location names (see {@link DownloadRequest} for which): every {@code .safetensors}
+     * file's header, recognised by its {@linkplain Location#fileName() file name} (a URL's query does not hide it),
+     * is validated before any payload byte of any file is fetched, {@link ReadOptions#parallelism()} sources at a
+     * time; then each file is fetched with {@link FileDownload} (parallel parts, resumed only against the version
+     * its partial file records, its SHA-256 checked where the store publishes one) from a source pinned to the
+     * version validated, and placed by the target. Messages name locations by their {@link Location#display()}
+     * form.
+     *
+     * @param source  a file, an index, a repository, a folder or a prefix
+     * @param target  where the files go
+     * @param request the globs, force, bounds and listener
+     * @return what was done, file by file, and what finding the files cost
+     * @throws IOException the first failure: nothing selected ({@code NOT_FOUND}), more files than
+     *                     {@link DownloadRequest#maxFiles()} ({@code INVALID_LISTING}), a file that cannot be named
+     *                     safely under the output ({@code INVALID_SOURCE}), an entry that is no file
+     *                     ({@code NOT_A_FILE}), an invalid header unless forced, a changed source or a digest mismatch
+     *                     ({@code SOURCE_CHANGED}), a failed request or write; files already done stay
+     */
+    public DownloadResult download(Location source, DownloadTarget target, DownloadRequest request)
+            throws IOException {
+        return new CheckpointDownload(this, request).run(source, target);
+    }
+
+    // --- end of select and download ---
+
     @Override
     public String toString() {
         return "SafetensorsClient{registry=" + (registry == null ? "installed" : registry) + ", limits=" + limits

@@ -68,9 +68,9 @@ class FolderListingTest {
         Files.createSymbolicLink(dir.resolve("skipped"), dir.resolve("checkpoint-1000"));
         Map<String, ListEntry.Kind> selected = new TreeMap<>();
         try (SourceRegistry registry = SourceRegistry.builder().build();
-             PrefixSelection s = PrefixSelection.open(registry, Location.of(dir),
-                     ListOptions.DEFAULT.withRecursive(true), List.of(NameGlob.compile("*.safetensors")),
-                     List.of(NameGlob.compile("skip*")))) {
+             PrefixSelection s = SafetensorsClient.builder().registry(registry).build().select(Location.of(dir),
+                     new Selection(List.of(NameGlob.compile("*.safetensors")), List.of(NameGlob.compile("skip*")),
+                             true))) {
             while (s.hasNext()) {
                 ListEntry e = s.next();
                 selected.put(dir.relativize(Path.of(e.location().text())).toString(), e.kind());

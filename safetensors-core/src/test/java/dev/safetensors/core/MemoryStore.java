@@ -25,8 +25,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * A remote store in memory for {@code mem://} URIs: every read is one counted request, reads at offset 0 (header and
  * index reads) are counted per object, every open is counted, and a {@code mem://NAME/} location with listed
- * checkpoints is a repository, and a {@code mem://NAME/PREFIX/} location lists the objects directly under it (one
- * counted request). Thread-safe.
+ * checkpoints is a repository, and a {@code mem://NAME/PREFIX/} location lists the objects directly under it, or
+ * every object under it when the listing is recursive (one counted request). Thread-safe.
  */
 final class MemoryStore implements RandomAccessSourceProvider {
     private final Map<String, byte[]> objects = new ConcurrentHashMap<>();
@@ -74,7 +74,8 @@ final class MemoryStore implements RandomAccessSourceProvider {
         String at = prefix.text().endsWith("/") ? prefix.text() : prefix.text() + "/";
         requests.request();
         java.util.Iterator<ListEntry> entries = objects.entrySet().stream()
-                .filter(e -> e.getKey().startsWith(at) && e.getKey().indexOf('/', at.length()) < 0)
+                .filter(e -> e.getKey().startsWith(at)
+                        && (options.recursive() || e.getKey().indexOf('/', at.length()) < 0))
                 .map(e -> ListEntry.file(Location.parse(e.getKey()), e.getValue().length, null, null))
                 .sorted(java.util.Comparator.comparing(e -> e.location().text())).toList().iterator();
         return new Listing() {
@@ -108,7 +109,9 @@ final class MemoryStore implements RandomAccessSourceProvider {
     @Override
     public RandomAccessSource open(URI uri) throws IOException {
         String key = uri.toString();
-        byte[] bytes = objects.get(key);
+        // a location pinned to the store's only revision names the object as it is
+        byte[] bytes = objects.containsKey(key) || !key.endsWith("?rev=c0ffee") ? objects.get(key)
+                : objects.get(key.substring(0, key.length() - "?rev=c0ffee".length()));
         if (bytes == null) {
             throw new SourceNotFoundException(key, "no such object");
         }

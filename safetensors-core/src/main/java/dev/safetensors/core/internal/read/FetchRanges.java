@@ -26,6 +26,17 @@ public final class FetchRanges {
         this.maxLength = maxLength;
     }
 
+    /**
+     * The requests that fetch one contiguous span, such as the rest of a file a download fetches.
+     *
+     * @param length    the span's bytes, from offset 0
+     * @param partBytes the longest request, a multiple of 8; {@link Long#MAX_VALUE} for one request for the whole span
+     * @return the requests, in order
+     */
+    public static FetchRanges span(long length, long partBytes) {
+        return new FetchRanges(new RunCursor(0, new long[0], new long[0], length, 1), 0, partBytes & ~7L);
+    }
+
     /** @return whether there is another request; its range is then {@link #start()} and {@link #length()} */
     public boolean next() {
         if (groupNext == groupEnd) {
