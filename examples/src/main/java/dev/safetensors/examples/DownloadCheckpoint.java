@@ -81,9 +81,9 @@ public final class DownloadCheckpoint {
                 files.add(0, checkpoint.file());
                 for (Location file : files) {
                     URI uri = file.uri().orElseThrow();
-                    HubFileMetadata meta = hub.metadata(uri);
+                    HubFileMetadata meta = hub.metadata(file);
                     Path blob = cache.blob(uri, meta.etag());
-                    try (RandomAccessSource source = provider.open(uri);
+                    try (RandomAccessSource source = provider.open(file);
                          HubBlobLock lock = cache.lockBlob(uri, meta.etag())) {
                         if (file.fileName().endsWith(Location.FILE_SUFFIX)) {
                             Safetensors.readHeader(source, Limits.STRICT);

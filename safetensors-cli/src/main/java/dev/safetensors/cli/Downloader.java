@@ -21,7 +21,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.LongConsumer;
@@ -139,7 +138,7 @@ final class Downloader {
         List<Checked> sources = openAndCheck(missing);
         for (int i = 0; i < missing.size(); i++) {
             URI uri = URI.create(missing.get(i));
-            HubFileMetadata meta = hub.metadata(uri);
+            HubFileMetadata meta = hub.metadata(Location.of(uri));
             Path blob = cache.blob(uri, meta.etag());
             FileDownload.Result r;
             Path pointer;
@@ -194,12 +193,7 @@ final class Downloader {
 
     /** The SHA-256 a source reports the store published for it ({@code X-Linked-Etag}), when it is one. */
     private static Optional<String> publishedSha256(RandomAccessSource s) {
-        String linked = s.identity().linkedSha256();
-        if (linked == null) {
-            return Optional.empty();
-        }
-        String hex = HubCache.normalizeEtag(linked).toLowerCase(Locale.ROOT);
-        return hex.matches("[0-9a-f]{64}") ? Optional.of(hex) : Optional.empty();
+        return Optional.ofNullable(s.identity().linkedSha256());
     }
 
     /** A file's name under the output folder: its path in the repository, or its name beside the index. */

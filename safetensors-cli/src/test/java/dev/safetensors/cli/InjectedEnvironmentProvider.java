@@ -3,6 +3,7 @@ package dev.safetensors.cli;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.RepositoryListing;
@@ -49,25 +50,25 @@ public final class InjectedEnvironmentProvider implements RandomAccessSourceProv
         gcs = storage == null ? null : new GcsSourceProvider(storage);
     }
 
-    private RandomAccessSourceProvider delegate(URI uri) {
-        if (http != null && http.supports(uri)) {
+    private RandomAccessSourceProvider delegate(Location location) {
+        if (http != null && http.supports(location)) {
             return http;
         }
-        return gcs != null && gcs.supports(uri) ? gcs : null;
+        return gcs != null && gcs.supports(location) ? gcs : null;
     }
 
     @Override
-    public boolean supports(URI uri) {
-        return delegate(uri) != null;
+    public boolean supports(Location location) {
+        return delegate(location) != null;
     }
 
     @Override
-    public RandomAccessSource open(URI uri) throws IOException {
-        return delegate(uri).open(uri);
+    public RandomAccessSource open(Location location) throws IOException {
+        return delegate(location).open(location);
     }
 
     @Override
-    public Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
+    public Optional<RepositoryListing> listCheckpoints(Location location) throws IOException {
         RandomAccessSourceProvider p = delegate(location);
         return p == null ? Optional.empty() : p.listCheckpoints(location);
     }

@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Sha256;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
@@ -23,7 +24,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Iterator;
@@ -306,7 +306,7 @@ public final class FileDownload {
             DownloadFiles.delete(record);
             held = null;
         }
-        MessageDigest sha = sha256();
+        MessageDigest sha = Sha256.newDigest();
         long resumed;
         try (FileChannel out = DownloadFiles.openPartial(place.partial(), held)) {
             if (held == null && version.isPresent()) {
@@ -349,7 +349,7 @@ public final class FileDownload {
         if (place.expectedSha256().isEmpty()) {
             return Optional.empty();
         }
-        MessageDigest sha = sha256();
+        MessageDigest sha = Sha256.newDigest();
         try (FileChannel in = FileChannel.open(place.target(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             if (hashHeld(in, size, sha) != size) {
                 return Optional.empty();
@@ -459,14 +459,6 @@ public final class FileDownload {
     private static SourceStatistics minus(SourceStatistics after, SourceStatistics before) {
         return new SourceStatistics(after.requests() - before.requests(), after.bytesRead() - before.bytesRead(),
                 after.exchanges() - before.exchanges());
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
     }
 
     /** Builds a {@link FileDownload}. Not thread-safe. */
