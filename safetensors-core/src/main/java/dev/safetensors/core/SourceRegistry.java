@@ -91,12 +91,16 @@ public final class SourceRegistry implements AutoCloseable {
     }
 
     /**
+     * Opens a local file by its {@link Path}, not by its text: a name the platform's charset cannot decode (which a
+     * {@link Location}, holding text, cannot name) opens as it is.
+     *
      * @param path a local file
      * @return an open source
-     * @throws IOException as {@link #open(Location)}
+     * @throws IOException if the file cannot be opened, or the registry is closed
      */
     public RandomAccessSource open(Path path) throws IOException {
-        return open(Location.of(path));
+        ensureOpen(path.toString());
+        return FileSource.open(path);
     }
 
     /**

@@ -39,12 +39,14 @@ public final class Sources {
     }
 
     /**
+     * Opens a local file by its {@link Path}, as {@link SourceRegistry#open(Path)} does.
+     *
      * @param path a local file
      * @return an open source
      * @throws IOException if the file cannot be opened
      */
     public static RandomAccessSource open(Path path) throws IOException {
-        return open(Location.of(path));
+        return Local.REGISTRY.open(path);
     }
 
     /**
