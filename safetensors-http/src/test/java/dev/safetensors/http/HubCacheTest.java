@@ -92,6 +92,23 @@ class HubCacheTest {
     }
 
     @Test
+    void aBlobNamedByAGitSha1ReportsNoDigest() throws Exception {
+        // a file kept in Git, not LFS: huggingface_hub names its blob by the Git blob's SHA-1, which is no SHA-256
+        String sha1 = "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3";
+        Path repo = root.resolve("models--acme--git");
+        Files.createDirectories(repo.resolve("blobs"));
+        Files.write(repo.resolve("blobs").resolve(sha1), BYTES);
+        Path snapshot = Files.createDirectories(repo.resolve("snapshots").resolve(C));
+        Files.createSymbolicLink(snapshot.resolve("model.safetensors"), Path.of("../../blobs/" + sha1));
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
+             RandomAccessSource s = p.open(Location.parse("hf://acme/git@" + C + "/model.safetensors"))) {
+            assertArrayEquals(BYTES, readAll(s));
+            assertEquals(new dev.safetensors.SourceIdentity(null, null, "acme/git", C, null), s.identity());
+        }
+        assertEquals(0, HUB.hubRequests().size());
+    }
+
+    @Test
     void aBranchCostsOneHeadOnlineAndNothingOffline() throws Exception {
         pythonLayout();
         HUB.publish("acme/cached", "model.safetensors", BYTES);
