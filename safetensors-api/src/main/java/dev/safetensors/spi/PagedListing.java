@@ -164,7 +164,7 @@ public abstract class PagedListing implements Listing {
      */
     protected final RetriedRequest.Outcome<Page> answered(int status, String retryAfter, Throwable cause)
             throws IOException {
-        String said = "the listing request was answered " + status;
+        String said = "the listing request was answered " + status + toldBy(cause);
         IOException failure = StatusMapping.failure(status, name, switch (StatusMapping.code(status)) {
             case NOT_FOUND -> said + ": no such bucket or repository";
             case ACCESS_DENIED -> said + ": listing is not allowed; check the credentials and the listing permission"
@@ -176,6 +176,18 @@ public abstract class PagedListing implements Listing {
             return RetriedRequest.Outcome.retryable(status, retryAfter, failure);
         }
         throw failure;
+    }
+
+    /**
+     * What the store said in an error answer beyond its status, added after the status in the listing's failure
+     * message: its own error code and the host that answered, as {@code " (ContainerNotFound from HOST:PORT)"}.
+     * Empty by default; a backend whose client tells more overrides it. Never a credential.
+     *
+     * @param cause the client's failure behind the answer, or {@code null}
+     * @return the words to add after the status, starting with a space, or empty
+     */
+    protected String toldBy(Throwable cause) {
+        return "";
     }
 
     @Override
