@@ -106,6 +106,21 @@ public final class Location implements Serializable {
         return Optional.ofNullable(uri);
     }
 
+    /**
+     * The URI, for a provider that serves URIs only: the one check, and the one message, for a location handed to
+     * a provider that is a local path or text that does not parse as a URI.
+     *
+     * @return the URI
+     * @throws InvalidLocationException with {@link ErrorCode#INVALID_SOURCE}, naming the location by
+     *                                  {@link #display()}, when this location is not a URI
+     */
+    public URI requireUri() throws InvalidLocationException {
+        if (uri == null) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, display() + ": not a URI");
+        }
+        return uri;
+    }
+
     /** @return the URI scheme in lower case, or {@code ""} for a plain local path */
     public String scheme() {
         return uri == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);

@@ -99,21 +99,25 @@ public interface RandomAccessSource extends Closeable {
     SourceStatistics statistics();
 
     /**
-     * What the source knows about the object's identity, for manifests and logs, under the keys
-     * {@link SourceIdentity} declares ({@link SourceIdentity#ETAG}, {@link SourceIdentity#VERSION},
-     * {@link SourceIdentity#REPOSITORY}, {@link SourceIdentity#REVISION}, {@link SourceIdentity#LINKED_SHA256}: a
-     * digest the server reported, not one computed locally). Values are never credentials.
+     * Which version of the object this source reads, as far as it knows: what a backend reports, and the one thing
+     * it overrides to report it.
      *
-     * @return an immutable snapshot; empty when the source knows nothing beyond its name
+     * @return the identity; {@link SourceIdentity#NONE} (the default) when the source knows nothing beyond its name
      */
-    default Map<String, String> attributes() {
-        return Map.of();
+    default SourceIdentity identity() {
+        return SourceIdentity.NONE;
     }
 
     /**
-     * @return {@link #attributes()} in typed form; {@link SourceIdentity#NONE}'s parts for what is unknown
+     * The {@link #identity()} as attributes, for manifests and logs, under the keys {@link SourceIdentity} declares
+     * ({@link SourceIdentity#ETAG}, {@link SourceIdentity#VERSION}, {@link SourceIdentity#REPOSITORY},
+     * {@link SourceIdentity#REVISION}, {@link SourceIdentity#LINKED_SHA256}: a digest the server reported, not one
+     * computed locally). Derived, never overridden: a source reports what it knows through {@link #identity()}.
+     * Values are never credentials.
+     *
+     * @return {@link SourceIdentity#toAttributes()} of {@link #identity()}; empty when nothing is known
      */
-    default SourceIdentity identity() {
-        return SourceIdentity.of(attributes());
+    default Map<String, String> attributes() {
+        return identity().toAttributes();
     }
 }

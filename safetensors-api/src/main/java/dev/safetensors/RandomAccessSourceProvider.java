@@ -1,43 +1,46 @@
 package dev.safetensors;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.Optional;
 
 /**
- * Opens {@link RandomAccessSource}s for the URIs of one storage system. Providers are found with
+ * Opens {@link RandomAccessSource}s for the {@link Location}s of one storage system. Providers are found with
  * {@link java.util.ServiceLoader}: a backend module declares {@code provides dev.safetensors.RandomAccessSourceProvider
  * with ...} in its {@code module-info} and lists the class in {@code META-INF/services} for class path users.
+ *
+ * <p>{@link Location} is the only location type of this interface: a provider reads what it needs from it
+ * ({@link Location#uri()}, {@link Location#text()} to open) and names it in every message by
+ * {@link Location#display()}, never by its text, which may hold secrets.
  *
  * <p>Implementations are stateless or thread-safe, and have a public no-argument constructor.
  */
 public interface RandomAccessSourceProvider {
 
     /**
-     * @param uri a source URI such as {@code file:///m.safetensors} or {@code s3://bucket/key}
+     * @param location a source location such as {@code file:///m.safetensors} or {@code s3://bucket/key}
      * @return whether this provider opens it (usually a test of the scheme)
      */
-    boolean supports(URI uri);
+    boolean supports(Location location);
 
     /**
      * Opens the object. A provider may defer all requests until the first read.
      *
-     * @param uri a URI this provider {@linkplain #supports supports}
+     * @param location a location this provider {@linkplain #supports supports}
      * @return an open source; the caller closes it
-     * @throws IOException if the URI is malformed for this provider or the object cannot be opened
+     * @throws IOException if the location is malformed for this provider or the object cannot be opened
      */
-    RandomAccessSource open(URI uri) throws IOException;
+    RandomAccessSource open(Location location) throws IOException;
 
     /**
      * Lists the checkpoints a repository location holds, for storage that has repositories (the Hugging Face Hub's
      * {@code hf://NAMESPACE/REPO[@REVISION][/FOLDER]}). The default, for storage of plain objects, is empty: the
      * location is then a file or an index to open as such.
      *
-     * @param location a URI this provider {@linkplain #supports supports}
+     * @param location a location this provider {@linkplain #supports supports}
      * @return the listing, or empty when {@code location} is not a repository location for this provider
      * @throws IOException if the location is malformed or the listing cannot be obtained
      */
-    default Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
+    default Optional<RepositoryListing> listCheckpoints(Location location) throws IOException {
         return Optional.empty();
     }
 

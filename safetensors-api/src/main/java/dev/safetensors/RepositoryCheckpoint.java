@@ -1,6 +1,5 @@
 package dev.safetensors;
 
-import java.net.URI;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -15,7 +14,7 @@ import java.util.Optional;
  * @param sharded whether {@code file} is an index
  * @param config  the {@code config.json} beside {@code file}, when the repository holds one
  */
-public record RepositoryCheckpoint(String folder, URI file, boolean sharded, Optional<URI> config) {
+public record RepositoryCheckpoint(String folder, Location file, boolean sharded, Optional<Location> config) {
     /**
      * The file names that make a folder a checkpoint, in the order they are preferred when a folder holds several:
      * the single files first, then the indexes, as {@code transformers}, {@code diffusers} and huggingface.js

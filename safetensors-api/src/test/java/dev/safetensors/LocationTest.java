@@ -93,4 +93,17 @@ class LocationTest {
         Location path = Location.of(Path.of("s3:", "b"));
         assertTrue(roundTrip(path).isLocal());
     }
+
+    @Test
+    void aProviderAsksForTheUriAndAPathIsAnInvalidSourceNamedByItsDisplayForm() throws InvalidLocationException {
+        assertEquals(URI.create("s3://b/k"), Location.parse("s3://b/k").requireUri());
+        InvalidLocationException e = assertThrows(InvalidLocationException.class,
+                () -> Location.parse("models/m.safetensors").requireUri());
+        assertEquals(ErrorCode.INVALID_SOURCE, e.code());
+        assertTrue(e.getMessage().contains("models/m.safetensors"), e.getMessage());
+        // a URI with a space does not parse, so it is a path; its message is its display form
+        InvalidLocationException spaced = assertThrows(InvalidLocationException.class,
+                () -> Location.parse("s3://b/a key").requireUri());
+        assertEquals(ErrorCode.INVALID_SOURCE, spaced.code());
+    }
 }

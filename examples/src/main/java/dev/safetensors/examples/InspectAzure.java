@@ -1,12 +1,12 @@
 package dev.safetensors.examples;
 
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.Safetensors;
 import dev.safetensors.core.Sources;
 
 import java.io.IOException;
-import java.net.URI;
 
 /**
  * Checks a {@code .safetensors} blob in Azure Blob Storage (or ADLS Gen2, or Azurite) and lists what it claims to
@@ -34,7 +34,7 @@ public final class InspectAzure {
         if (args.length != 1) {
             throw new IllegalArgumentException("usage: InspectAzure az://CONTAINER/BLOB");
         }
-        try (RandomAccessSource source = Sources.open(URI.create(args[0]))) {
+        try (RandomAccessSource source = Sources.open(Location.parse(args[0]))) {
             HeaderListing.print(Safetensors.readHeader(source, Limits.STRICT));
             HeaderListing.printCost(source);
         }

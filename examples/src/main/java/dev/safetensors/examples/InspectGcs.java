@@ -1,12 +1,12 @@
 package dev.safetensors.examples;
 
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.Safetensors;
 import dev.safetensors.core.Sources;
 
 import java.io.IOException;
-import java.net.URI;
 
 /**
  * Checks a {@code .safetensors} object in Google Cloud Storage and lists what it claims to contain, reading only its
@@ -32,7 +32,7 @@ public final class InspectGcs {
         if (args.length != 1) {
             throw new IllegalArgumentException("usage: InspectGcs gs://BUCKET/OBJECT[#GENERATION]");
         }
-        try (RandomAccessSource source = Sources.open(URI.create(args[0]))) {
+        try (RandomAccessSource source = Sources.open(Location.parse(args[0]))) {
             HeaderListing.print(Safetensors.readHeader(source, Limits.STRICT));
             HeaderListing.printCost(source);
         }

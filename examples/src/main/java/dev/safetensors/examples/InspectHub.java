@@ -1,6 +1,7 @@
 package dev.safetensors.examples;
 
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.core.CheckpointMetadata;
@@ -42,11 +43,11 @@ public final class InspectHub {
         }
         URI uri = URI.create(args[0]);
         if (!isRepository(uri)) {
-            inspect(new HttpSourceProvider(HttpSettings.fromEnvironment()), uri);
+            inspect(new HttpSourceProvider(HttpSettings.fromEnvironment()), Location.of(uri));
             return;
         }
         for (CheckpointMetadata m : CheckpointMetadata.readAll(args[0])) {
-            System.out.println(m.files().attributes().get("repository") + " at commit " + m.commit().orElse("?")
+            System.out.println(m.files().identity().repository() + " at commit " + m.commit().orElse("?")
                     + (m.files().folder().isEmpty() ? "" : ", folder " + m.files().folder()) + ": "
                     + m.files().shards().size() + " file(s), " + m.tensorCount() + " tensors, " + m.totalParameters()
                     + " parameters (" + m.counting() + "), " + m.totalBytes() + " bytes of tensor data; "
@@ -62,7 +63,7 @@ public final class InspectHub {
         return "hf".equalsIgnoreCase(uri.getScheme()) && !uri.getPath().endsWith(".safetensors");
     }
 
-    private static void inspect(HttpSourceProvider files, URI file) throws IOException {
+    private static void inspect(HttpSourceProvider files, Location file) throws IOException {
         try (RandomAccessSource source = files.open(file)) {
             HeaderListing.print(Safetensors.readHeader(source, Limits.STRICT));
             HeaderListing.printCost(source);

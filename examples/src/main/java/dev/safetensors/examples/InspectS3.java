@@ -1,6 +1,7 @@
 package dev.safetensors.examples;
 
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.Safetensors;
 import dev.safetensors.s3.S3ClientOptions;
@@ -38,7 +39,7 @@ public final class InspectS3 {
                 ? S3ClientOptions.DEFAULT.withEndpoint(URI.create(args[1])).withPathStyle(true)
                 : S3ClientOptions.DEFAULT;
         // Opening makes no request: the first ranged GET returns the prefix and the object's size and ETag together.
-        try (RandomAccessSource source = new S3SourceProvider(options).open(URI.create(args[0]))) {
+        try (RandomAccessSource source = new S3SourceProvider(options).open(Location.parse(args[0]))) {
             HeaderListing.print(Safetensors.readHeader(source, Limits.STRICT));
             HeaderListing.printCost(source);
         }

@@ -1,6 +1,7 @@
 package dev.safetensors.examples;
 
 import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.Slice;
@@ -40,7 +41,7 @@ public final class SliceFromS3 {
                 : S3ClientOptions.DEFAULT;
         long first = Long.parseLong(args[2]);
         long end = Long.parseLong(args[3]);
-        try (RandomAccessSource source = new S3SourceProvider(options).open(URI.create(args[0]));
+        try (RandomAccessSource source = new S3SourceProvider(options).open(Location.parse(args[0]));
              SafetensorsFile file = SafetensorsFile.open(source, Limits.STRICT, false)) {
             TensorSlice rows = file.slice(args[1], Slice.range(first, end));
             float[] values = rows.readFloat32();

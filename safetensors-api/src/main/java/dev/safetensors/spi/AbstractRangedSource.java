@@ -103,8 +103,8 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
     protected abstract V identify(RangeAnswer answer, V version) throws IOException;
 
     /**
-     * Turns an error status into its exception: 404/410, 401/403, 412 and the rest as the class comment says.
-     * Backends override it to add what their store tells (and call this for the rest).
+     * Turns an error status into its exception, of the code {@link StatusMapping} gives it (the one map every
+     * request shares). Backends override it to add what their store tells, keeping the code of the status.
      *
      * @param answer   the answer, its body not yet read (it is aborted after this returns)
      * @param version  the version the request was conditional on, or {@code null}
@@ -114,23 +114,16 @@ public abstract class AbstractRangedSource<V> implements RandomAccessSource {
     protected IOException statusFailure(RangeAnswer answer, V version, int attempts) {
         int status = answer.status();
         String said = "the server answered " + status;
-        if (status == 404 || status == 410) {
-            return new SourceNotFoundException(name, said + ": no such object");
-        }
-        if (status == 401 || status == 403) {
-            return new SourceAccessDeniedException(name, said + ": access denied; check the credentials");
-        }
-        if (status == 412) {
-            return new SourceChangedException(name, "the object changed since it was first read: " + said
+        String message = switch (StatusMapping.code(status)) {
+            case NOT_FOUND -> said + ": no such object";
+            case ACCESS_DENIED -> said + ": access denied; check the credentials";
+            case SOURCE_CHANGED -> "the object changed since it was first read: " + said
                     + " (precondition failed) to a request for version " + (version == null ? "?"
-                    : SourceNames.clip(String.valueOf(version))));
-        }
-        if (RemotePolicy.isRetryable(status)) {
-            return new StorageException(ErrorCode.SERVER_ERROR, name, said + " after " + attempts + " attempt"
-                    + (attempts == 1 ? "" : "s"));
-        }
-        return new StorageException(status >= 500 ? ErrorCode.SERVER_ERROR : ErrorCode.IO_ERROR, name,
-                said + ", not a range of the object");
+                    : SourceNames.clip(String.valueOf(version)));
+            case SERVER_ERROR -> said + " after " + attempts + " attempt" + (attempts == 1 ? "" : "s");
+            default -> said + ", not a range of the object";
+        };
+        return StatusMapping.failure(status, name, message, null);
     }
 
     /**

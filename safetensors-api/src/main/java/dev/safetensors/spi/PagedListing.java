@@ -4,13 +4,10 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Listing;
-import dev.safetensors.SourceAccessDeniedException;
-import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
 
 import java.io.IOException;
-import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
@@ -30,20 +27,20 @@ import java.util.Objects;
  * from any thread ends the listing before its next request (after at most one backoff step when it is waiting to
  * retry).
  *
- * <p><b>Retries.</b> A page follows the {@link RemotePolicy} of the provider that lists, as every read does: a page
- * answered with a status {@link RemotePolicy#isRetryable} names (recorded by {@link #statusFailure(int, String, Throwable)}),
- * or that got no answer (a failure coded {@link ErrorCode#NETWORK} or {@link ErrorCode#TIMEOUT}, a body cut short,
- * a plain {@link IOException}), is asked again with the same continuation token, up to
- * {@link RemotePolicy#maxAttempts()} attempts in all for that page, with the policy's backoff (or a
- * {@code Retry-After} up to its cap) between attempts. Every other failure is final at once. Only the final failure
- * reaches the caller; each retry is logged at {@code DEBUG}. {@link #cost()} counts one request per page and one
- * exchange per attempt.
+ * <p><b>Retries.</b> Each page is one {@link RetriedRequest} under the {@link RemotePolicy} of the provider that
+ * lists, as every other request is: an attempt says what its answer means by what it returns, a page or a retryable
+ * status ({@link #answered(int, String, Throwable)}), and a thrown failure is judged by the policy's one no-answer
+ * rule (a failure coded {@link ErrorCode#NETWORK} or {@link ErrorCode#TIMEOUT}, a body cut short, a plain
+ * {@link IOException} is asked again; every other failure is final at once). A page is asked again with the same
+ * continuation token, up to {@link RemotePolicy#maxAttempts()} attempts in all for that page, with the policy's
+ * backoff (or a {@code Retry-After} up to its cap) between attempts. Only the final failure reaches the caller; each
+ * retry is logged at {@code DEBUG}. {@link #cost()} counts one request per page and one exchange per attempt. An
+ * error status means what {@link StatusMapping} says, as for every request.
  *
  * <p>A backend implements {@link #fetch(String)}: one attempt of one request for one page, without a retry of its
  * own, its entries already checked to lie under the prefix asked.
  */
 public abstract class PagedListing implements Listing {
-    private static final System.Logger LOG = System.getLogger("dev.safetensors.spi");
     /** How many recent continuation tokens are remembered to detect a listing that goes round in circles. */
     public static final int REMEMBERED_TOKENS = 64;
 
@@ -92,10 +89,6 @@ public abstract class PagedListing implements Listing {
     private volatile boolean closed;
     /** The attempt of the current page under way, from 1. */
     private int attempt;
-    /** The failure {@link #statusFailure(int, String)} made of a retryable status in the current attempt. */
-    private IOException retryableAnswer;
-    private int retryStatus;
-    private String retryAfter;
 
     /**
      * @param name           the prefix as shown in messages (redacted)
@@ -116,16 +109,18 @@ public abstract class PagedListing implements Listing {
 
     /**
      * Fetches one page: one attempt of one request, counted with {@code counter().exchange()}. Called again with
-     * the same token when the attempt fails in a way the class comment says is retried.
+     * the same token when the attempt returns a retryable status or fails in a way the class comment says is
+     * retried.
      *
      * @param token {@code null} for the first page, else the token the previous page gave
-     * @return the page
-     * @throws IOException a coded failure of the request (an error status through {@link #statusFailure}, no answer
+     * @return the page ({@link RetriedRequest.Outcome#answer}), or what an error status means
+     *         ({@link #answered(int, String, Throwable)})
+     * @throws IOException a coded failure of the request (a final error status through {@link #answered}, no answer
      *                     as {@link ErrorCode#NETWORK} or {@link ErrorCode#TIMEOUT}), or
      *                     {@link ErrorCode#INVALID_LISTING} for an answer that cannot be read or names an entry
      *                     outside the prefix
      */
-    protected abstract Page fetch(String token) throws IOException;
+    protected abstract RetriedRequest.Outcome<Page> fetch(String token) throws IOException;
 
     /** @return the options this listing was asked with */
     protected final ListOptions options() {
@@ -156,52 +151,31 @@ public abstract class PagedListing implements Listing {
     }
 
     /**
-     * The same as {@link #statusFailure(int, String, Throwable)} for an answer without {@code Retry-After} and a
-     * failure without cause.
-     *
-     * @param status an HTTP status that is not a success
-     * @return the failure it means for a listing
-     */
-    protected final IOException statusFailure(int status) {
-        return statusFailure(status, null, null);
-    }
-
-    /**
-     * The failure an error status means for a listing; the page is retried when {@link #fetch} throws the very
-     * failure returned here for a status {@link RemotePolicy#isRetryable} names.
+     * What an error status answered to a page request means: a retryable status ({@link RemotePolicy#isRetryable})
+     * is returned as such, to be asked again, and any other is thrown as {@link StatusMapping} maps it.
      *
      * @param status     an HTTP status that is not a success
      * @param retryAfter the answer's {@code Retry-After} value, or {@code null}
      * @param cause      the client's failure behind it, or {@code null}
-     * @return the failure it means for a listing: {@link ErrorCode#NOT_FOUND} (404, 410, a missing bucket),
-     *         {@link ErrorCode#ACCESS_DENIED} (401, 403: the listing permission is missing),
-     *         {@link ErrorCode#SERVER_ERROR} (5xx, 408, 429; 408, 429, 500, 502, 503 and 504 are retried first),
-     *         {@link ErrorCode#INVALID_LISTING} otherwise
+     * @return a retryable outcome, whose failure is a {@link StorageException} with {@link ErrorCode#SERVER_ERROR}
+     * @throws IOException the final failure of any other status: {@link ErrorCode#NOT_FOUND} (a missing bucket or
+     *                     repository), {@link ErrorCode#ACCESS_DENIED} (the listing permission is missing), and the
+     *                     rest as {@link StatusMapping} says
      */
-    protected final IOException statusFailure(int status, String retryAfter, Throwable cause) {
+    protected final RetriedRequest.Outcome<Page> answered(int status, String retryAfter, Throwable cause)
+            throws IOException {
         String said = "the listing request was answered " + status + toldBy(cause);
+        IOException failure = StatusMapping.failure(status, name, switch (StatusMapping.code(status)) {
+            case NOT_FOUND -> said + ": no such bucket or repository";
+            case ACCESS_DENIED -> said + ": listing is not allowed; check the credentials and the listing permission"
+                    + " (s3:ListBucket, storage.objects.list, Azure List Blobs)";
+            case SERVER_ERROR -> said + " after " + attempt + " attempt" + (attempt == 1 ? "" : "s");
+            default -> said;
+        }, cause);
         if (RemotePolicy.isRetryable(status)) {
-            StorageException failure = new StorageException(ErrorCode.SERVER_ERROR, name, said + " after " + attempt
-                    + " attempt" + (attempt == 1 ? "" : "s"), cause);
-            this.retryableAnswer = failure;
-            this.retryStatus = status;
-            this.retryAfter = retryAfter;
-            return failure;
+            return RetriedRequest.Outcome.retryable(status, retryAfter, failure);
         }
-        IOException failure;
-        if (status == 404 || status == 410) {
-            failure = new SourceNotFoundException(name, said + ": no such bucket or repository");
-        } else if (status == 401 || status == 403) {
-            failure = new SourceAccessDeniedException(name, said + ": listing is not allowed; check the credentials"
-                    + " and the listing permission (s3:ListBucket, storage.objects.list, Azure List Blobs)");
-        } else {
-            return new StorageException(status >= 500 ? ErrorCode.SERVER_ERROR : ErrorCode.INVALID_LISTING, name,
-                    said, cause);
-        }
-        if (cause != null) {
-            failure.initCause(cause);
-        }
-        return failure;
+        throw failure;
     }
 
     /**
@@ -290,63 +264,27 @@ public abstract class PagedListing implements Listing {
     }
 
     /**
-     * The attempts of one page, with the same token, as the class comment says.
+     * The attempts of one page, with the same token, as the class comment says: each one a check of the bounds and
+     * of {@link #close()}, then one {@link #fetch}.
      *
      * @return the page, or {@code null} if the listing was closed while waiting to retry
      */
     private Page fetchWithRetries(long began) throws IOException {
-        for (attempt = 1; ; attempt++) {
-            if (attempt > 1 && spentNanos + (policy.time().nanoTime() - began) > options.maxTime().toNanos()) {
-                throw invalid("the listing did not end within " + options.maxTime() + " of requests (the bound)");
-            }
-            retryableAnswer = null;
-            retryAfter = null;
-            IOException failure;
-            try {
-                return fetch(token);
-            } catch (IOException e) {
-                failure = e;
-            }
-            Duration wait;
-            if (failure == retryableAnswer) {
-                if (attempt >= policy.maxAttempts()) {
-                    throw failure;
+        return RetriedRequest.call(policy, name, "the listing request", made -> {
+            attempt = made;
+            if (made > 1) {
+                if (closed) {
+                    return RetriedRequest.Outcome.answer(null);
                 }
-                wait = policy.waitBefore(attempt, retryAfter, name, retryStatus, failure);
-            } else {
-                ErrorCode code = RemotePolicy.noAnswerCode(failure);
-                if (code == null) {
-                    throw failure;
+                if (Thread.currentThread().isInterrupted()) {
+                    throw new StorageException(ErrorCode.INTERRUPTED, name, "the listing was interrupted");
                 }
-                if (attempt >= policy.maxAttempts()) {
-                    throw failure instanceof StorageException ? failure : new StorageException(code, name,
-                            "the listing request failed after " + attempt + " attempt" + (attempt == 1 ? "" : "s")
-                            + ": " + SourceNames.clip(String.valueOf(failure)), failure);
+                if (spentNanos + (policy.time().nanoTime() - began) > options.maxTime().toNanos()) {
+                    throw invalid("the listing did not end within " + options.maxTime() + " of requests (the bound)");
                 }
-                wait = policy.backoff(attempt);
             }
-            pause(wait, failure);
-            if (closed) {
-                return null;
-            }
-            if (Thread.currentThread().isInterrupted()) {
-                throw new StorageException(ErrorCode.INTERRUPTED, name, "the listing was interrupted");
-            }
-        }
-    }
-
-    private void pause(Duration wait, IOException why) throws StorageException {
-        int made = attempt;
-        long page = pages + 1;
-        LOG.log(System.Logger.Level.DEBUG, () -> name + " listing page " + page + " attempt " + made + " failed ("
-                + why + "), retrying in " + wait.toMillis() + " ms");
-        try {
-            policy.time().sleep(wait);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new StorageException(ErrorCode.INTERRUPTED, name, "the listing was interrupted while waiting to"
-                    + " retry page " + (pages + 1));
-        }
+            return fetch(token);
+        });
     }
 
     private void checkTime() throws StorageException {

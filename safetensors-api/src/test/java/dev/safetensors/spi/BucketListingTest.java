@@ -29,14 +29,14 @@ class BucketListingTest {
         }
 
         @Override
-        protected Page fetch(String token) throws IOException {
+        protected RetriedRequest.Outcome<Page> fetch(String token) throws IOException {
             List<ListEntry> entries = new ArrayList<>();
             for (String key : keys) {
                 if (listed(key, "the key")) {
                     entries.add(ListEntry.special(at().locationOf(key), ListEntry.Kind.FOLDER));
                 }
             }
-            return new Page(entries, null);
+            return RetriedRequest.Outcome.answer(new Page(entries, null));
         }
     }
 

@@ -63,7 +63,7 @@ class PagedListingBoundsTest {
         }
 
         @Override
-        protected Page fetch(String token) throws IOException {
+        protected RetriedRequest.Outcome<Page> fetch(String token) throws IOException {
             counter().exchange();
             time.advance(perRequest);
             Answer a = server.page(asked++);
@@ -78,7 +78,7 @@ class PagedListingBoundsTest {
                     entries.add(at().folderEntry(prefix));
                 }
             }
-            return new Page(entries, a.next());
+            return RetriedRequest.Outcome.answer(new Page(entries, a.next()));
         }
     }
 
@@ -140,9 +140,9 @@ class PagedListingBoundsTest {
         PagedListing listing = new PagedListing("s3://bucket/p/", ListOptions.DEFAULT.withEndlessBounds(1000,
                 Duration.ofMinutes(3)), 1000, patient) {
             @Override
-            protected Page fetch(String token) throws IOException {
+            protected RetriedRequest.Outcome<Page> fetch(String token) throws IOException {
                 attempts[0]++;
-                throw statusFailure(503);
+                return answered(503, null, null);
             }
         };
         fails(listing);

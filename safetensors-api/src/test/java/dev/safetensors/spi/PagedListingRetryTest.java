@@ -46,19 +46,15 @@ class PagedListingRetryTest {
 
     /** One scripted answer of one attempt. */
     private interface Answer {
-        PagedListing.Page give(Scripted listing) throws IOException;
+        RetriedRequest.Outcome<PagedListing.Page> give(Scripted listing) throws IOException;
     }
 
     private static Answer status(int status) {
-        return l -> {
-            throw l.statusFailure(status);
-        };
+        return l -> l.answered(status, null, null);
     }
 
     private static Answer status(int status, String retryAfter) {
-        return l -> {
-            throw l.statusFailure(status, retryAfter, null);
-        };
+        return l -> l.answered(status, retryAfter, null);
     }
 
     private static Answer noConnection() {
@@ -74,7 +70,7 @@ class PagedListingRetryTest {
             for (String key : keys) {
                 entries.add(ListEntry.file(Location.parse("s3://bucket/" + key), 1, null, null));
             }
-            return new PagedListing.Page(entries, next);
+            return RetriedRequest.Outcome.answer(new PagedListing.Page(entries, next));
         };
     }
 
@@ -89,7 +85,7 @@ class PagedListingRetryTest {
         }
 
         @Override
-        protected Page fetch(String token) throws IOException {
+        protected RetriedRequest.Outcome<Page> fetch(String token) throws IOException {
             counter().exchange();
             tokens.add(token);
             return script.removeFirst().give(this);
@@ -127,6 +123,34 @@ class PagedListingRetryTest {
     }
 
     @Test
+    void aPageAnsweredUnavailableThenAPageIsRetriedOnce() throws IOException {
+        Scripted listing = new Scripted(policy(5, time), status(503), page(null, "a"));
+        assertEquals(List.of("s3://bucket/a"), drain(listing));
+        assertEquals(java.util.Arrays.asList(null, null), listing.tokens);
+        assertEquals(new SourceStatistics(1, 0, 2), listing.cost());
+        assertBackoffSteps(1);
+    }
+
+    @Test
+    void aPageAnsweredNotFoundIsFinalAtOnce() {
+        Scripted listing = new Scripted(policy(5, time), status(404), page(null, "a"));
+        SourceNotFoundException e = assertThrows(SourceNotFoundException.class, listing::hasNext);
+        assertEquals(ErrorCode.NOT_FOUND, e.code());
+        assertEquals(java.util.Collections.singletonList(null), listing.tokens);
+        assertEquals(new SourceStatistics(1, 0, 1), listing.cost());
+        assertEquals(List.of(), time.sleeps());
+    }
+
+    @Test
+    void everyStatusMeansWhatTheOneMapSays() {
+        for (int status : new int[] {400, 401, 403, 404, 405, 410, 412, 416, 429, 500, 501, 503, 599}) {
+            Scripted listing = new Scripted(policy(1, time), status(status));
+            IOException e = assertThrows(IOException.class, listing::hasNext);
+            assertEquals(StatusMapping.code(status), ErrorCode.of(e), "status " + status);
+        }
+    }
+
+    @Test
     void theLastAttemptFailureReachesTheCaller() {
         Scripted listing = new Scripted(policy(3, time), status(500), status(502), status(503), page(null, "a"));
         StorageException e = assertThrows(StorageException.class, listing::hasNext);
@@ -141,13 +165,11 @@ class PagedListingRetryTest {
         Map<Integer, Class<? extends IOException>> types = Map.of(400, StorageException.class,
                 403, SourceAccessDeniedException.class, 404, SourceNotFoundException.class,
                 501, StorageException.class, 503, StorageException.class);
-        Map<Integer, ErrorCode> codes = Map.of(400, ErrorCode.INVALID_LISTING, 403, ErrorCode.ACCESS_DENIED,
+        Map<Integer, ErrorCode> codes = Map.of(400, ErrorCode.IO_ERROR, 403, ErrorCode.ACCESS_DENIED,
                 404, ErrorCode.NOT_FOUND, 501, ErrorCode.SERVER_ERROR, 503, ErrorCode.SERVER_ERROR);
         for (int status : new int[] {400, 403, 404, 501, 503}) {
             IOException cause = new IOException("the client's own failure");
-            Scripted listing = new Scripted(policy(1, time), l -> {
-                throw l.statusFailure(status, null, cause);
-            });
+            Scripted listing = new Scripted(policy(1, time), l -> l.answered(status, null, cause));
             IOException e = assertThrows(types.get(status), listing::hasNext);
             assertEquals(types.get(status), e.getClass(), "status " + status);
             assertEquals(codes.get(status), ErrorCode.of(e), "status " + status);

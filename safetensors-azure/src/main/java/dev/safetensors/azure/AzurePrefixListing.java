@@ -16,6 +16,7 @@ import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.PagedListing;
 import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.SourceNames;
+import dev.safetensors.spi.RetriedRequest;
 
 import java.io.IOException;
 import java.net.URI;
@@ -66,7 +67,7 @@ final class AzurePrefixListing extends PagedListing {
     }
 
     @Override
-    protected Page fetch(String token) throws IOException {
+    protected RetriedRequest.Outcome<Page> fetch(String token) throws IOException {
         ListBlobsOptions asked = new ListBlobsOptions().setMaxResultsPerPage(Math.min(options().pageSize(),
                 AZURE_MAX_RESULTS));
         if (!at.prefix().isEmpty()) {
@@ -79,7 +80,7 @@ final class AzurePrefixListing extends PagedListing {
                     ? container.listBlobs(asked, token, null)
                     : container.listBlobsByHierarchy(DELIMITER, asked, null)).iterableByPage(token).iterator();
             if (!pages.hasNext()) {
-                return new Page(List.of(), null);
+                return RetriedRequest.Outcome.answer(new Page(List.of(), null));
             }
             page = pages.next();
         } catch (ClientAuthenticationException e) {
@@ -91,7 +92,7 @@ final class AzurePrefixListing extends PagedListing {
                 throw new StorageException(ErrorCode.INVALID_LISTING, name(),
                         "the answer cannot be read as a List Blobs page: " + firstLine(e), e);
             }
-            throw statusFailure(status, e.getResponse().getHeaderValue("Retry-After"), e);
+            return answered(status, e.getResponse().getHeaderValue("Retry-After"), e);
         } catch (RuntimeException e) {
             // the SDK's XML reader and its reactive core fail unchecked, for an answer that is not a List Blobs
             // page and for a connection that broke alike: the cause chain tells which
@@ -136,7 +137,7 @@ final class AzurePrefixListing extends PagedListing {
                 entries.add(at.fileEntry(blob, size == null ? -1 : size, etag, modified));
             }
         }
-        return new Page(entries, page.getContinuationToken());
+        return RetriedRequest.Outcome.answer(new Page(entries, page.getContinuationToken()));
     }
 
     /** @return whether a segment of the name is {@code .} or {@code ..} */

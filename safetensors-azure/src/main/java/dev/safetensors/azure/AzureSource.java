@@ -11,6 +11,7 @@ import com.azure.storage.blob.BlobServiceClient;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceChangedException;
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.AbstractRangedSource;
@@ -22,8 +23,6 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
@@ -120,23 +119,16 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
     }
 
     /**
-     * @return {@code etag} and {@code version} (the version id) of the pinned blob once an answer was seen, the
-     *         requested {@code version} or {@code snapshot} before that
+     * @return the ETag of the pinned blob once an answer was seen, and its version: the version id once pinned (or
+     *         as asked before that), else the snapshot the location names (a snapshot is a version of the blob that
+     *         never changes)
      */
     @Override
-    public Map<String, String> attributes() {
+    public SourceIdentity identity() {
         AzureVersion known = version();
-        Map<String, String> m = new LinkedHashMap<>();
-        if (known != null && known.etag() != null) {
-            m.put("etag", known.etag());
-        }
-        if (known != null && known.versionId() != null) {
-            m.put("version", known.versionId());
-        }
-        if (location.snapshot() != null) {
-            m.put("snapshot", location.snapshot());
-        }
-        return Map.copyOf(m);
+        String versionId = known != null && known.versionId() != null ? known.versionId() : null;
+        return new SourceIdentity(known == null ? null : known.etag(),
+                versionId != null ? versionId : location.snapshot(), null, null, null);
     }
 
     @Override

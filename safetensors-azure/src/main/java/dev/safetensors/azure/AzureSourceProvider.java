@@ -76,8 +76,8 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
 
     /** @return whether the scheme is {@code az}, {@code azure}, {@code abfss} or {@code abfs} */
     @Override
-    public boolean supports(URI uri) {
-        return AzureLocation.isAzure(uri);
+    public boolean supports(Location location) {
+        return location.uri().filter(AzureLocation::isAzure).isPresent();
     }
 
     /**
@@ -88,8 +88,8 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
      *                     is first read on the first request
      */
     @Override
-    public RandomAccessSource open(URI uri) throws IOException {
-        AzureLocation location = AzureLocation.parse(uri);
+    public RandomAccessSource open(Location at) throws IOException {
+        AzureLocation location = AzureLocation.parse(at.requireUri());
         Client client = client(location);
         return AzureSource.open(client.service(), client.pipeline(), location, policy);
     }

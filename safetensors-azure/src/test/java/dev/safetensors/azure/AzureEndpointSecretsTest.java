@@ -12,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.nio.ByteBuffer;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -41,7 +40,7 @@ class AzureEndpointSecretsTest {
         StorageException listed = assertThrows(StorageException.class, () -> provider.list(
                 Location.parse("az://models/"), ListOptions.DEFAULT));
         StorageException opened = assertThrows(StorageException.class, () -> provider.open(
-                URI.create("az://models/m.safetensors")));
+                Location.parse("az://models/m.safetensors")));
         for (StorageException e : new StorageException[]{listed, opened}) {
             assertEquals(ErrorCode.INVALID_ENDPOINT, e.code(), e.getMessage());
             for (String secret : secrets) {
@@ -98,7 +97,7 @@ class AzureEndpointSecretsTest {
         AzureClientOptions o = AzureClientOptions.builder().entraId(false).account("devstoreaccount1").key(KEY)
                 .endpoint("http://127.0.0.1:" + port + "/devstoreaccount1").build();
         try (RandomAccessSource source = new AzureSourceProvider(o, POLICY).open(
-                URI.create("az://models/m.safetensors"))) {
+                Location.parse("az://models/m.safetensors"))) {
             StorageException e = assertThrows(StorageException.class, () -> source.read(0, ByteBuffer.allocate(8)));
             assertEquals(ErrorCode.NETWORK, e.code());
             assertTrue(e.getMessage().endsWith("failed after 5 attempts: connection refused by 127.0.0.1:" + port

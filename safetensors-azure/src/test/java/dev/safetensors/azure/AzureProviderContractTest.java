@@ -9,7 +9,6 @@ import dev.safetensors.fixtures.AbstractProviderContractTest;
 
 import org.junit.jupiter.api.BeforeAll;
 
-import java.net.URI;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -49,7 +48,7 @@ class AzureProviderContractTest extends AbstractProviderContractTest {
         azurite.put(CONTAINER, "after-close.bin", new byte[] {1, 2, 3});
         new AzureSourceProvider(azurite.client()).close();
         try (RandomAccessSource source = new AzureSourceProvider(azurite.client())
-                .open(URI.create("az://" + CONTAINER + "/after-close.bin"))) {
+                .open(Location.parse("az://" + CONTAINER + "/after-close.bin"))) {
             return source.size() == 3;
         }
     }

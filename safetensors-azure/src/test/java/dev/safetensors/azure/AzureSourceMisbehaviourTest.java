@@ -5,20 +5,21 @@ import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceChangedException;
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
-import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.fixtures.ScriptedRangeServer;
+import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Base64;
@@ -75,7 +76,7 @@ class AzureSourceMisbehaviourTest {
         AzureClientOptions o = credential.account(ACCOUNT)
                 .endpoint("http://127.0.0.1:" + server.port() + "/" + ACCOUNT).entraId(false).build();
         return (AzureSource) new AzureSourceProvider(o, RemotePolicy.builder().time(time).build())
-                .open(URI.create("az://models/m.safetensors"));
+                .open(Location.parse("az://models/m.safetensors"));
     }
 
     private AzureSource open() throws Exception {
@@ -102,7 +103,7 @@ class AzureSourceMisbehaviourTest {
             AzureClientOptions o = AzureClientOptions.builder().key(KEY).account(ACCOUNT)
                     .endpoint(endless.endpoint() + "/" + ACCOUNT).entraId(false).build();
             try (AzureSource source = (AzureSource) new AzureSourceProvider(o, RemotePolicy.builder().time(time)
-                    .build()).open(URI.create("az://models/m.safetensors"))) {
+                    .build()).open(Location.parse("az://models/m.safetensors"))) {
                 RangeNotHonouredException e = assertThrows(RangeNotHonouredException.class,
                         () -> source.read(0, ByteBuffer.allocate(128 * 1024)));
                 assertEquals(ErrorCode.RANGE_NOT_HONOURED, e.code());
@@ -282,13 +283,29 @@ class AzureSourceMisbehaviourTest {
     }
 
     @Test
+    void theAttributesOfASnapshotAreDerivedFromItsIdentity() throws Exception {
+        stub(range(0, 10, 10, ETAG));
+        AzureClientOptions o = AzureClientOptions.builder().account(ACCOUNT).key(KEY)
+                .endpoint("http://127.0.0.1:" + server.port() + "/" + ACCOUNT).entraId(false).build();
+        String snapshot = "2026-01-01T00:00:00.0000000Z";
+        try (AzureSource source = (AzureSource) new AzureSourceProvider(o, RemotePolicy.builder().time(time).build())
+                .open(Location.parse("az://models/m.safetensors?snapshot=" + snapshot))) {
+            assertEquals(10, source.read(0, ByteBuffer.allocate(10)));
+            assertEquals(new SourceIdentity("0x8DA1", snapshot, null, null, null), source.identity());
+            assertEquals(source.identity().toAttributes(), source.attributes());
+            assertEquals(java.util.Set.of(SourceIdentity.ETAG, SourceIdentity.VERSION), source.attributes().keySet(),
+                    "only the keys SourceIdentity declares");
+        }
+    }
+
+    @Test
     void aVersionIdIsSentOnEveryRequestAndAnotherReportedVersionIsSourceChanged() throws Exception {
         stub(range(0, 10, 10, ETAG).withHeader("x-ms-version-id", "2026-01-01T00:00:00.0000000Z"));
         AzureClientOptions o = AzureClientOptions.builder().account(ACCOUNT).key(KEY)
                 .endpoint("http://127.0.0.1:" + server.port() + "/" + ACCOUNT).entraId(false).build();
         AzureSourceProvider provider = new AzureSourceProvider(o, RemotePolicy.builder().time(time).build());
         try (AzureSource pinned = (AzureSource) provider.open(
-                URI.create("az://models/m.safetensors?versionid=2026-01-01T00:00:00.0000000Z"))) {
+                Location.parse("az://models/m.safetensors?versionid=2026-01-01T00:00:00.0000000Z"))) {
             byte[] got = new byte[10];
             assertEquals(10, pinned.read(0, ByteBuffer.wrap(got)));
             assertArrayEquals(new byte[10], got);
@@ -296,7 +313,7 @@ class AzureSourceMisbehaviourTest {
         }
         assertEquals("2026-01-01T00:00:00.0000000Z", requests().get(0).queryParameter("versionid").firstValue());
         try (AzureSource other = (AzureSource) provider.open(
-                URI.create("az://models/m.safetensors?versionid=2025-01-01T00:00:00.0000000Z"))) {
+                Location.parse("az://models/m.safetensors?versionid=2025-01-01T00:00:00.0000000Z"))) {
             SourceChangedException e = assertThrows(SourceChangedException.class,
                     () -> other.read(0, ByteBuffer.allocate(10)));
             assertEquals(ErrorCode.SOURCE_CHANGED, e.code());

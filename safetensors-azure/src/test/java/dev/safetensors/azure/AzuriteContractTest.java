@@ -1,12 +1,12 @@
 package dev.safetensors.azure;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.azure.testing.Azurite;
 import dev.safetensors.testing.AbstractRandomAccessSourceContractTest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-import java.net.URI;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The shared source contract, against a real Azurite on loopback, through az:// locations and a connection string. */
@@ -33,6 +33,6 @@ class AzuriteContractTest extends AbstractRandomAccessSourceContractTest {
     protected RandomAccessSource open(byte[] content) throws Exception {
         String blob = "contract/blob-" + BLOBS.incrementAndGet() + ".safetensors";
         azurite.put("contract", blob, content);
-        return provider.open(URI.create("az://contract/" + blob));
+        return provider.open(Location.parse("az://contract/" + blob));
     }
 }

@@ -18,8 +18,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
@@ -105,7 +103,7 @@ class AzuriteListingTest {
             assertTrue(e.location().text().startsWith("az://listing/run/"), e.location().text());
             assertEquals(AzuriteReadsTest.tinySafetensors().length, e.size());
             assertTrue(e.version().isPresent() && e.lastModified().isPresent());
-            try (RandomAccessSource source = provider.open(e.location().uri().orElseThrow())) {
+            try (RandomAccessSource source = provider.open(Location.of(e.location().uri().orElseThrow()))) {
                 assertEquals(e.size(), source.read(0, ByteBuffer.allocate(128 * 1024)));
             }
         }
@@ -134,7 +132,7 @@ class AzuriteListingTest {
             assertEquals(10, entries.size());
             ListEntry first = entries.get(0);
             assertEquals(base + "/run/a/b/m10.safetensors", first.location().text());
-            try (RandomAccessSource source = provider.open(first.location().uri().orElseThrow())) {
+            try (RandomAccessSource source = provider.open(Location.of(first.location().uri().orElseThrow()))) {
                 assertEquals(first.size(), source.read(0, ByteBuffer.allocate(128 * 1024)));
             }
         }
@@ -159,13 +157,13 @@ class AzuriteListingTest {
     @Test
     void openingAPrefixStaysRefusedAndAPinnedPrefixIsNotListed() {
         InvalidLocationException opened = assertThrows(InvalidLocationException.class,
-                () -> provider.open(URI.create("az://listing/run/")));
+                () -> provider.open(Location.parse("az://listing/run/")));
         assertEquals(ErrorCode.INVALID_SOURCE, opened.code());
         InvalidLocationException pinned = assertThrows(InvalidLocationException.class,
                 () -> provider.list(Location.parse("az://listing/run/?versionid=2024-01-01T00:00:00.0000000Z"),
                         ListOptions.DEFAULT));
         assertEquals(ErrorCode.INVALID_SOURCE, pinned.code());
         assertEquals(0, listRequests.get() + getRequests.get());
-        assertFalse(provider.supports(URI.create("s3://models/run/")));
+        assertFalse(provider.supports(Location.parse("s3://models/run/")));
     }
 }

@@ -2,6 +2,7 @@ package dev.safetensors.azure;
 
 import com.azure.storage.blob.BlobClient;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceNotFoundException;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -55,7 +55,7 @@ class AzuriteReadsTest {
     void theHeaderPrefixReadOfASmallFileIsOneRangedGet() throws Exception {
         byte[] file = tinySafetensors();
         azurite.put("models", "tiny.safetensors", file);
-        try (RandomAccessSource source = configured.open(URI.create("az://models/tiny.safetensors"))) {
+        try (RandomAccessSource source = configured.open(Location.parse("az://models/tiny.safetensors"))) {
             // what the header reader does: one read of the prefix, 128 KiB, which the whole small file answers
             ByteBuffer prefix = ByteBuffer.allocate(128 * 1024);
             assertEquals(file.length, source.read(0, prefix));
@@ -71,7 +71,7 @@ class AzuriteReadsTest {
     @Test
     void aBlobOverwrittenBetweenReadsIsSourceChanged() throws Exception {
         azurite.put("models", "changing.safetensors", new byte[1000]);
-        try (RandomAccessSource source = configured.open(URI.create("az://models/changing.safetensors"))) {
+        try (RandomAccessSource source = configured.open(Location.parse("az://models/changing.safetensors"))) {
             source.read(0, ByteBuffer.allocate(10));
             byte[] replaced = new byte[1000];
             Arrays.fill(replaced, (byte) 7);
@@ -92,13 +92,13 @@ class AzuriteReadsTest {
         String snapshot = blob.createSnapshot().getSnapshotId();
         azurite.put("models", "snap.safetensors", new byte[50]);
 
-        try (RandomAccessSource source = configured.open(URI.create("az://models/snap.safetensors?snapshot="
+        try (RandomAccessSource source = configured.open(Location.parse("az://models/snap.safetensors?snapshot="
                 + snapshot))) {
             assertEquals(100, source.size());
             byte[] got = new byte[100];
             source.readFully(0, ByteBuffer.wrap(got));
             assertArrayEquals(first, got);
-            assertEquals(snapshot, source.attributes().get("snapshot"));
+            assertEquals(snapshot, source.identity().version());
         }
     }
 
@@ -108,7 +108,7 @@ class AzuriteReadsTest {
         azurite.put("lake", "dir/tiny.safetensors", file);
         for (String location : new String[]{"abfss://lake@" + Azurite.ACCOUNT + ".dfs.core.windows.net/dir/tiny.safetensors",
                 "azure://lake/dir/tiny.safetensors"}) {
-            try (RandomAccessSource source = configured.open(URI.create(location))) {
+            try (RandomAccessSource source = configured.open(Location.parse(location))) {
                 assertEquals(file.length, source.size(), location);
             }
         }
@@ -118,7 +118,7 @@ class AzuriteReadsTest {
     void anApplicationsOwnClientIsUsedAsItIs() throws Exception {
         azurite.put("models", "own.safetensors", new byte[64]);
         try (AzureSourceProvider own = new AzureSourceProvider(azurite.client());
-             RandomAccessSource source = own.open(URI.create("az://models/own.safetensors"))) {
+             RandomAccessSource source = own.open(Location.parse("az://models/own.safetensors"))) {
             assertEquals(64, source.size());
             assertEquals(1, source.statistics().exchanges());
         }
@@ -127,12 +127,12 @@ class AzuriteReadsTest {
     @Test
     void aMissingBlobOrContainerIsNotFoundWithTheServiceCode() throws Exception {
         azurite.put("models", "present.safetensors", new byte[1]);
-        try (RandomAccessSource source = configured.open(URI.create("az://models/absent.safetensors"))) {
+        try (RandomAccessSource source = configured.open(Location.parse("az://models/absent.safetensors"))) {
             SourceNotFoundException e = assertThrows(SourceNotFoundException.class, source::size);
             assertEquals(ErrorCode.NOT_FOUND, e.code());
             assertTrue(e.getMessage().contains("BlobNotFound"), e.getMessage());
         }
-        try (RandomAccessSource source = configured.open(URI.create("az://nocontainer/m.safetensors"))) {
+        try (RandomAccessSource source = configured.open(Location.parse("az://nocontainer/m.safetensors"))) {
             SourceNotFoundException e = assertThrows(SourceNotFoundException.class, source::size);
             assertTrue(e.getMessage().contains("ContainerNotFound"), e.getMessage());
         }

@@ -1,13 +1,11 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.core.Sha256Channel;
-import dev.safetensors.SourceIdentity;
 import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
 
 import java.io.IOException;
 import java.util.Locale;
-import java.util.Map;
 import java.util.function.Function;
 
 /**
@@ -66,7 +64,7 @@ final class DigestCheck implements FileCheck {
         if (want.size() >= 0) {
             checkSize(result, size, want.size());
         }
-        if (trustReported && reportedSha256(source.attributes()) != null) {
+        if (trustReported && source.identity().linkedSha256() != null) {
             return;
         }
         progress.grow(size);
@@ -76,19 +74,6 @@ final class DigestCheck implements FileCheck {
             result.sha256ComparedWith(want.sha256From());
             checkSha256(result, sha256, want);
         }
-    }
-
-    /**
-     * @param attributes what a source reported about itself, after a read
-     * @return the SHA-256 the server reported for the object (the Hub's {@code X-Linked-Etag}), or {@code null}
-     */
-    static String reportedSha256(Map<String, String> attributes) {
-        String linked = attributes.get(SourceIdentity.LINKED_SHA256);
-        if (linked == null) {
-            return null;
-        }
-        String bare = linked.startsWith("W/") ? null : linked.replace("\"", "");
-        return Sha256Channel.isSha256(bare) ? bare.toLowerCase(Locale.ROOT) : null;
     }
 
     private static void checkSize(SourceResult.Builder result, long size, long wanted) {

@@ -69,7 +69,7 @@ final class HubCacheTarget implements DownloadTarget {
     @Override
     public Slot slot(Location file, String relative) throws IOException {
         URI uri = file.uri().orElseThrow();
-        HubFileMetadata meta = hub.metadata(uri);
+        HubFileMetadata meta = hub.metadata(file);
         Path blob = cache.blob(uri, meta.etag());
         HubBlobLock lock = cache.lockBlob(uri, meta.etag());
         return new Slot() {

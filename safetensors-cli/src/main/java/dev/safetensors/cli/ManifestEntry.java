@@ -1,6 +1,6 @@
 package dev.safetensors.cli;
 
-import java.util.Map;
+import dev.safetensors.SourceIdentity;
 
 /**
  * One file of a manifest: where it is, its size, and its SHA-256 computed locally and/or the digest its server
@@ -27,10 +27,9 @@ record ManifestEntry(String source, long size, String sha256, String reportedSha
      * @return its entry
      */
     static ManifestEntry of(SourceResult r) {
-        Map<String, String> a = r.attributes();
+        SourceIdentity id = SourceIdentity.of(r.attributes());
         return new ManifestEntry(r.source(), r.fileBytes().orElseThrow(), r.sha256().orElse(null),
-                DigestCheck.reportedSha256(a), a.get("repository"), a.get("revision"), a.get("etag"),
-                a.get("version"));
+                id.linkedSha256(), id.repository(), id.revision(), id.etag(), id.version());
     }
 
     /**

@@ -1,8 +1,9 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.CheckpointLimits;
-import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Limits;
+import dev.safetensors.Sha256;
 import dev.safetensors.StorageException;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonGenerator;
@@ -193,7 +194,7 @@ final class ManifestFile {
 
     private static String digest(JsonParser p, JsonToken value, String name) {
         String s = string(p, value, name);
-        if (!Sha256Channel.isSha256(s)) {
+        if (!Sha256.isHex(s)) {
             throw invalid(p, name + " is not 64 hex digits");
         }
         return s;

@@ -11,7 +11,6 @@ import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.SourceRegistry;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
@@ -79,8 +78,7 @@ final class SourceOpener {
             Path path = localPath(location);
             return location.uri().isEmpty() ? LOCAL.open(UndecodableName.resolve(path)) : LOCAL.open(location);
         }
-        URI uri = location.uri().orElseThrow();
-        if (registry().providers().stream().noneMatch(p -> p.supports(uri))) {
+        if (registry().providers().stream().noneMatch(p -> p.supports(location))) {
             if (location.scheme().equals("s3") && !S3Settings.available()) {
                 throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "the S3 backend (dev.safetensors.s3"
                         + " and the AWS SDK) is not on the module path; bin/safetensors adds it when the command line"
@@ -89,7 +87,7 @@ final class SourceOpener {
             throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend reads '"
                     + location.scheme() + ":' sources; supported: local paths, " + supportedSchemes());
         }
-        return registry().open(uri);
+        return registry().open(location);
     }
 
     /**
@@ -122,7 +120,7 @@ final class SourceOpener {
             schemes.add("s3:");
         }
         for (String s : new String[] {"file", "s3", "gs", "http", "https", "hf"}) {
-            URI probe = URI.create(s + "://x/y");
+            Location probe = Location.parse(s + "://x/y");
             if (registry().providers().stream().anyMatch(p -> p.supports(probe))) {
                 schemes.add(s + ":");
             }

@@ -1,10 +1,11 @@
 package dev.safetensors.cli;
 
-import dev.safetensors.core.TensorTotals;
 import dev.safetensors.DType;
 import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.TensorInfo;
+import dev.safetensors.core.TensorTotals;
 
 import java.util.Arrays;
 import java.util.List;
@@ -61,7 +62,7 @@ final class TextFormatter {
         row(sb, "status", r.status().label() + " (checks: " + r.checks().keySet().stream().map(Check::label)
                 .collect(Collectors.joining(", ")) + ")");
         r.attributes().forEach((k, v) -> {
-            if (k.equals("repository") || k.equals("revision")) {
+            if (k.equals(SourceIdentity.REPOSITORY) || k.equals(SourceIdentity.REVISION)) {
                 row(sb, k, Sanitized.line(v, VALUE_WIDTH));
             }
         });

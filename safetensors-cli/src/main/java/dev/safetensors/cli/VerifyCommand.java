@@ -1,10 +1,11 @@
 package dev.safetensors.cli;
 
-import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.Location;
 import dev.safetensors.CheckpointLimits;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
 import dev.safetensors.SafetensorsException;
+import dev.safetensors.Sha256;
 
 import java.io.IOException;
 import java.io.PrintStream;
@@ -138,7 +139,7 @@ final class VerifyCommand implements Subcommand {
                 throw usage("--sha256 HEX is required with a SOURCE: verify compares, it never just says"
                         + " 'verified' (to record digests, use 'safetensors manifest')");
             }
-            if (!Sha256Channel.isSha256(sha256)) {
+            if (!Sha256.isHex(sha256)) {
                 throw usage("--sha256 must be 64 hex digits");
             }
             if (size != null && size < 0) {

@@ -1,6 +1,8 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Limits;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.SourceChangedException;
@@ -11,6 +13,7 @@ import dev.safetensors.core.DownloadRequest;
 import dev.safetensors.core.DownloadedFile;
 import dev.safetensors.core.FileSource;
 import dev.safetensors.core.ReadOptions;
+import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.SourceRegistry;
 import dev.safetensors.fixtures.FakeHub;
 import dev.safetensors.fixtures.SafetensorsFixture;
@@ -21,7 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -133,13 +135,13 @@ class DownloadFolderTest {
         final Set<String> changedAfterFirstOpen = ConcurrentHashMap.newKeySet();
 
         @Override
-        public boolean supports(URI uri) {
-            return "counted".equals(uri.getScheme());
+        public boolean supports(Location location) {
+            return "counted".equals(location.scheme());
         }
 
         @Override
-        public RandomAccessSource open(URI uri) throws IOException {
-            Path path = Path.of(uri.getPath());
+        public RandomAccessSource open(Location location) throws IOException {
+            Path path = Path.of(location.requireUri().getPath());
             int n = opens.computeIfAbsent(path.getFileName().toString(), k -> new AtomicInteger()).incrementAndGet();
             String etag = n > 1 && changedAfterFirstOpen.contains(path.getFileName().toString()) ? "\"v2\"" : "\"v1\"";
             FileSource file = FileSource.open(path);
@@ -159,7 +161,7 @@ class DownloadFolderTest {
 
                 @Override
                 public String name() {
-                    return uri.toString();
+                    return location.display();
                 }
 
                 @Override
@@ -168,8 +170,8 @@ class DownloadFolderTest {
                 }
 
                 @Override
-                public Map<String, String> attributes() {
-                    return Map.of(SourceIdentity.ETAG, etag);
+                public SourceIdentity identity() {
+                    return new SourceIdentity(etag, null, null, null, null);
                 }
 
                 @Override

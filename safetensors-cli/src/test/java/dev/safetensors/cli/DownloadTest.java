@@ -278,7 +278,7 @@ class DownloadTest {
             assertEquals(1, checkpoints.size());
             assertEquals(2, checkpoints.get(0).shards().size());
             for (Location shard : checkpoints.get(0).shards()) {
-                try (RandomAccessSource s = provider.open(shard.uri().orElseThrow())) {
+                try (RandomAccessSource s = provider.open(shard)) {
                     assertFalse(Safetensors.readHeader(s).tensors().isEmpty());
                     assertEquals(0, s.statistics().exchanges(), "read from the cache: nothing on the wire");
                 }
@@ -310,7 +310,7 @@ class DownloadTest {
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
             // what an interrupted run leaves: the first half under the blob's partial name, and the version it holds
             Files.write(blobs.resolve(sha + ".incomplete"), java.util.Arrays.copyOf(bytes, half));
-            try (RandomAccessSource s = provider.open(URI.create("hf://" + REPO + "@" + FakeHub.COMMIT + "/"
+            try (RandomAccessSource s = provider.open(Location.parse("hf://" + REPO + "@" + FakeHub.COMMIT + "/"
                     + FILES.get(1)))) {
                 s.size();
                 Files.writeString(blobs.resolve(sha + ".incomplete.version"),
@@ -334,7 +334,7 @@ class DownloadTest {
         Files.write(blobs.resolve(otherSha + ".incomplete"), new byte[] {1, 2, 3});
         Files.delete(dir.resolve("cache/models--acme--two/snapshots/" + FakeHub.COMMIT + "/" + FILES.get(2)));
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
-            try (RandomAccessSource s = provider.open(URI.create("hf://" + REPO + "@" + FakeHub.COMMIT + "/"
+            try (RandomAccessSource s = provider.open(Location.parse("hf://" + REPO + "@" + FakeHub.COMMIT + "/"
                     + FILES.get(2)))) {
                 s.size();
                 Files.writeString(blobs.resolve(otherSha + ".incomplete.version"),

@@ -3,6 +3,7 @@ package dev.safetensors.cli;
 import com.google.cloud.NoCredentials;
 import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Listing;
@@ -53,38 +54,38 @@ public final class InjectedEnvironmentProvider implements RandomAccessSourceProv
         gcs = storage == null ? null : new GcsSourceProvider(storage);
     }
 
-    private RandomAccessSourceProvider delegate(URI uri) {
-        if (http != null && http.supports(uri)) {
+    private RandomAccessSourceProvider delegate(Location location) {
+        if (http != null && http.supports(location)) {
             return http;
         }
-        return gcs != null && gcs.supports(uri) ? gcs : null;
+        return gcs != null && gcs.supports(location) ? gcs : null;
     }
 
     @Override
-    public boolean supports(URI uri) {
-        return delegate(uri) != null;
+    public boolean supports(Location location) {
+        return delegate(location) != null;
     }
 
     @Override
-    public RandomAccessSource open(URI uri) throws IOException {
-        return delegate(uri).open(uri);
+    public RandomAccessSource open(Location location) throws IOException {
+        return delegate(location).open(location);
     }
 
     @Override
-    public Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
+    public Optional<RepositoryListing> listCheckpoints(Location location) throws IOException {
         RandomAccessSourceProvider p = delegate(location);
         return p == null ? Optional.empty() : p.listCheckpoints(location);
     }
 
     @Override
     public Listing list(Location prefix, ListOptions options) throws IOException {
-        RandomAccessSourceProvider p = prefix.uri().map(this::delegate).orElse(null);
+        RandomAccessSourceProvider p = delegate(prefix);
         return p == null ? RandomAccessSourceProvider.super.list(prefix, options) : p.list(prefix, options);
     }
 
     @Override
     public Location sibling(Location file, String name, SourceIdentity identity) {
-        RandomAccessSourceProvider p = file.uri().map(this::delegate).orElse(null);
+        RandomAccessSourceProvider p = delegate(file);
         return p == null ? RandomAccessSourceProvider.super.sibling(file, name, identity) : p.sibling(file, name,
                 identity);
     }

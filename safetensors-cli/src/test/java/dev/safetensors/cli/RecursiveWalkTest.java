@@ -12,7 +12,6 @@ import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -99,13 +98,13 @@ class RecursiveWalkTest {
         }
 
         @Override
-        public boolean supports(URI uri) {
-            return "s3".equals(uri.getScheme());
+        public boolean supports(Location location) {
+            return "s3".equals(location.scheme());
         }
 
         @Override
-        public RandomAccessSource open(URI uri) {
-            throw new AssertionError("nothing is opened while targets are only listed: " + uri);
+        public RandomAccessSource open(Location location) {
+            throw new AssertionError("nothing is opened while targets are only listed: " + location);
         }
 
         @Override

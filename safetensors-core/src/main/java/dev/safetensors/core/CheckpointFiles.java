@@ -21,7 +21,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -173,7 +172,7 @@ public final class CheckpointFiles {
     private static CheckpointFiles ofRepository(Location location, RepositoryListing l, RepositoryCheckpoint c,
                                                 SafetensorsClient options) throws IOException {
         SourceIdentity identity = new SourceIdentity(null, null, l.repository(), l.commit(), null);
-        return ofFile(location, Location.of(c.file()), c.folder(), c.config().map(Location::of).orElse(null),
+        return ofFile(location, c.file(), c.folder(), c.config().orElse(null),
                 identity, l.cost(), options);
     }
 
@@ -388,7 +387,7 @@ public final class CheckpointFiles {
 
     /** @return {@link #identity()} as attributes ({@code repository} and {@code revision}), for output */
     public Map<String, String> attributes() {
-        return Collections.unmodifiableMap(identity.toAttributes());
+        return identity.toAttributes();
     }
 
     /** @return the requests made to find the files and read the index */

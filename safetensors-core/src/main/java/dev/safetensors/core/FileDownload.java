@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Sha256;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
@@ -23,7 +24,7 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.Locale;
 import java.util.Objects;
@@ -218,18 +219,8 @@ public final class FileDownload {
      *         it is one (quotes and a weak marker removed); otherwise empty, and nothing is verified
      */
     public static Optional<String> publishedSha256(RandomAccessSource source) {
-        String linked = source.identity().linkedSha256();
-        if (linked == null) {
-            return Optional.empty();
-        }
-        String hex = linked.trim();
-        if (hex.startsWith("W/")) {
-            hex = hex.substring(2);
-        }
-        if (hex.length() >= 2 && hex.startsWith("\"") && hex.endsWith("\"")) {
-            hex = hex.substring(1, hex.length() - 1);
-        }
-        return Sha256Channel.isSha256(hex) ? Optional.of(hex.toLowerCase(Locale.ROOT)) : Optional.empty();
+        // the identity holds it normalised, or not at all when what the store reported is no SHA-256
+        return Optional.ofNullable(source.identity().linkedSha256());
     }
 
     /**
@@ -281,7 +272,7 @@ public final class FileDownload {
             DownloadFiles.delete(record);
             held = null;
         }
-        MessageDigest sha = sha256();
+        MessageDigest sha = Sha256.newDigest();
         long resumed;
         try (FileChannel out = DownloadFiles.openPartial(place.partial(), held)) {
             if (held == null && version.isPresent()) {
@@ -324,7 +315,7 @@ public final class FileDownload {
         if (place.expectedSha256().isEmpty()) {
             return Optional.empty();
         }
-        MessageDigest sha = sha256();
+        MessageDigest sha = Sha256.newDigest();
         try (FileChannel in = FileChannel.open(place.target(), StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
             if (hashHeld(in, size, sha) != size) {
                 return Optional.empty();
@@ -433,14 +424,6 @@ public final class FileDownload {
     private static SourceStatistics minus(SourceStatistics after, SourceStatistics before) {
         return new SourceStatistics(after.requests() - before.requests(), after.bytesRead() - before.bytesRead(),
                 after.exchanges() - before.exchanges());
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
     }
 
     /** Builds a {@link FileDownload}. Not thread-safe. */

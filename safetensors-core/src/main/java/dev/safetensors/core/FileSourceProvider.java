@@ -10,34 +10,29 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Path;
 import dev.safetensors.core.internal.listing.FolderListing;
 
-/** Opens {@code file:} URIs as {@link FileSource}s and lists local folders. Registered through {@link java.util.ServiceLoader}. */
+/** Opens local locations (paths and {@code file:} URIs) as {@link FileSource}s and lists local folders. Registered through {@link java.util.ServiceLoader}. */
 public final class FileSourceProvider implements RandomAccessSourceProvider {
 
     /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
     public FileSourceProvider() {
     }
 
+    /** @return whether the location is local: a plain path or a {@code file:} URI */
     @Override
-    public boolean supports(URI uri) {
-        return "file".equalsIgnoreCase(uri.getScheme());
+    public boolean supports(Location location) {
+        return location.isLocal();
     }
 
+    /**
+     * @throws IOException an {@link InvalidLocationException} with {@link ErrorCode#INVALID_SOURCE} for a location
+     *                     that is not local or that the default file system cannot name; the file's failure else
+     */
     @Override
-    public RandomAccessSource open(URI uri) throws IOException {
-        Path path;
-        try {
-            path = Path.of(uri);
-        } catch (IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
-            InvalidLocationException invalid = new InvalidLocationException(ErrorCode.INVALID_SOURCE,
-                    uri.getScheme() + ":" + uri.getRawPath() + ": not a local file URI");
-            invalid.initCause(e);
-            throw invalid;
-        }
-        return FileSource.open(path);
+    public RandomAccessSource open(Location location) throws IOException {
+        return FileSource.open(localPath(location, "not a local file"));
     }
 
     /**
@@ -50,16 +45,19 @@ public final class FileSourceProvider implements RandomAccessSourceProvider {
      */
     @Override
     public Listing list(Location prefix, ListOptions options) throws IOException {
-        Path folder;
+        Path folder = localPath(prefix, "not a local folder");
+        return FolderListing.open(folder, options);
+    }
+
+    private static Path localPath(Location location, String what) throws InvalidLocationException {
         try {
-            folder = prefix.path();
+            return location.path();
         } catch (IllegalStateException | IllegalArgumentException
                  | java.nio.file.FileSystemNotFoundException e) {
             InvalidLocationException invalid = new InvalidLocationException(ErrorCode.INVALID_SOURCE,
-                    prefix.display() + ": not a local folder");
+                    location.display() + ": " + what);
             invalid.initCause(e);
             throw invalid;
         }
-        return FolderListing.open(folder, options);
     }
 }

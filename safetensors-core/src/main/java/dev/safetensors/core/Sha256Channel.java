@@ -2,6 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
+import dev.safetensors.Sha256;
 import dev.safetensors.StorageException;
 
 import java.io.EOFException;
@@ -10,7 +11,6 @@ import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.WritableByteChannel;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Objects;
 import java.util.function.Consumer;
@@ -30,7 +30,7 @@ public final class Sha256Channel implements ReadableByteChannel, WritableByteCha
     private final long expected;
     private final LongConsumer progress;
     private final Consumer<String> done;
-    private final MessageDigest digest = newSha256();
+    private final MessageDigest digest = Sha256.newDigest();
     private long count;
     private boolean open = true;
 
@@ -87,15 +87,6 @@ public final class Sha256Channel implements ReadableByteChannel, WritableByteCha
             }
         }
         return hex[0];
-    }
-
-    /**
-     * @param hex a digest as a user or a manifest wrote it
-     * @return whether it is 64 hex digits (either case)
-     */
-    public static boolean isSha256(String hex) {
-        return hex != null && hex.length() == 64 && hex.chars().allMatch(c -> (c >= '0' && c <= '9')
-                || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'));
     }
 
     /** @return the bytes that passed so far */
@@ -155,14 +146,6 @@ public final class Sha256Channel implements ReadableByteChannel, WritableByteCha
         }
         if (first && in != null) {
             in.close();
-        }
-    }
-
-    private static MessageDigest newSha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every Java runtime provides SHA-256", e);
         }
     }
 }

@@ -12,7 +12,6 @@ import dev.safetensors.SourceIdentity;
 import dev.safetensors.StorageException;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,7 +22,7 @@ import java.util.stream.Collectors;
 
 /**
  * Opens {@link RandomAccessSource}s through a fixed, ordered list of {@link RandomAccessSourceProvider}s: the first
- * provider that {@linkplain RandomAccessSourceProvider#supports supports} a URI opens it. Local paths and
+ * provider that {@linkplain RandomAccessSourceProvider#supports supports} a {@link Location} opens it. Local paths and
  * {@code file:} URIs are always served.
  *
  * <p>Built with {@link #builder()}: providers the application constructs itself (for example an S3 provider over
@@ -38,6 +37,8 @@ import java.util.stream.Collectors;
  * of the JVM. Thread-safe.
  */
 public final class SourceRegistry implements AutoCloseable {
+    /** Serves every local location, whatever the providers: stateless. */
+    private static final FileSourceProvider LOCAL_FILES = new FileSourceProvider();
     private final List<RandomAccessSourceProvider> providers;
     private final List<RandomAccessSourceProvider> owned;
     private volatile boolean closed;
@@ -61,6 +62,38 @@ public final class SourceRegistry implements AutoCloseable {
     }
 
     /**
+     * Opens a location: a local path (or {@code file:} URI) as a local file, any other URI through the first provider
+     * that {@linkplain RandomAccessSourceProvider#supports supports} it.
+     *
+     * @param location a location
+     * @return an open source; the caller closes it
+     * @throws IOException if it cannot be opened, or the registry is closed; an {@link InvalidLocationException}
+     *                     with {@link ErrorCode#INVALID_SOURCE} for a local path the file system cannot name, with
+     *                     {@link ErrorCode#UNSUPPORTED_SCHEME} if no provider supports its scheme
+     */
+    public RandomAccessSource open(Location location) throws IOException {
+        ensureOpen(location.display());
+        if (location.isLocal()) {
+            return LOCAL_FILES.open(location);
+        }
+        return provider(location).orElseThrow(() -> unsupported(location, "reads", "sources")).open(location);
+    }
+
+    /**
+     * Opens what a user typed, by the rule of {@link Location#parse(String)}.
+     *
+     * @param location a URI or a path
+     * @return an open source
+     * @throws IOException as {@link #open(Location)}
+     */
+    public RandomAccessSource open(String location) throws IOException {
+        return open(Location.parse(location));
+    }
+
+    /**
+     * Opens a local file by its {@link Path}, not by its text: a name the platform's charset cannot decode (which a
+     * {@link Location}, holding text, cannot name) opens as it is.
+     *
      * @param path a local file
      * @return an open source
      * @throws IOException if the file cannot be opened, or the registry is closed
@@ -68,59 +101,6 @@ public final class SourceRegistry implements AutoCloseable {
     public RandomAccessSource open(Path path) throws IOException {
         ensureOpen(path.toString());
         return FileSource.open(path);
-    }
-
-    /**
-     * @param uri a URI; one without a scheme is a local path
-     * @return an open source from the first provider that supports the URI
-     * @throws IOException if the provider cannot open it; an {@link InvalidLocationException} with
-     *                     {@link ErrorCode#UNSUPPORTED_SCHEME} if no provider supports its scheme
-     */
-    public RandomAccessSource open(URI uri) throws IOException {
-        ensureOpen(uri.getScheme() == null ? uri.getPath() : uri.getScheme() + ":");
-        if (uri.getScheme() == null) {
-            return FileSource.open(Path.of(uri.getPath()));
-        }
-        for (RandomAccessSourceProvider p : providers) {
-            if (p.supports(uri)) {
-                return p.open(uri);
-            }
-        }
-        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend supports '"
-                + uri.getScheme() + ":' sources; local files are built in, and s3:, gs:, https:/http:/hf: need"
-                + " safetensors-s3, safetensors-gcs or safetensors-http on the class or module path");
-    }
-
-    /**
-     * Opens what a user typed, by the rule of {@link Location#parse(String)}: a URI with a scheme of two or more
-     * letters, or else a local path.
-     *
-     * @param location a URI or a path
-     * @return an open source
-     * @throws IOException if it cannot be opened
-     */
-    public RandomAccessSource open(String location) throws IOException {
-        return open(Location.parse(location));
-    }
-
-    /**
-     * @param location a location
-     * @return an open source, a local path opened as a local file
-     * @throws IOException if it cannot be opened; an {@link InvalidLocationException} with
-     *                     {@link ErrorCode#INVALID_SOURCE} for a local path the file system cannot name
-     */
-    public RandomAccessSource open(Location location) throws IOException {
-        if (location.uri().isPresent() && !location.isLocal()) {
-            return open(location.uri().get());
-        }
-        Path path;
-        try {
-            path = location.path();
-        } catch (IllegalArgumentException e) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location.display()
-                    + ": not a usable local path (" + e.getMessage() + ")");
-        }
-        return open(path);
     }
 
     /**
@@ -135,14 +115,9 @@ public final class SourceRegistry implements AutoCloseable {
         if (location.isLocal()) {
             return Optional.empty();
         }
-        URI uri = location.uri().orElseThrow();
         ensureOpen(location.display());
-        for (RandomAccessSourceProvider p : providers) {
-            if (p.supports(uri)) {
-                return p.listCheckpoints(uri);
-            }
-        }
-        return Optional.empty();
+        Optional<RandomAccessSourceProvider> provider = provider(location);
+        return provider.isPresent() ? provider.get().listCheckpoints(location) : Optional.empty();
     }
 
     /**
@@ -157,15 +132,8 @@ public final class SourceRegistry implements AutoCloseable {
      * @throws IllegalArgumentException if the name is not a plain file name
      */
     public Location sibling(Location file, String name, SourceIdentity identity) {
-        if (!file.isLocal()) {
-            URI uri = file.uri().orElseThrow();
-            for (RandomAccessSourceProvider p : providers) {
-                if (p.supports(uri)) {
-                    return p.sibling(file, name, identity);
-                }
-            }
-        }
-        return file.sibling(name);
+        Optional<RandomAccessSourceProvider> provider = file.isLocal() ? Optional.empty() : provider(file);
+        return provider.isPresent() ? provider.get().sibling(file, name, identity) : file.sibling(name);
     }
 
     /**
@@ -183,18 +151,26 @@ public final class SourceRegistry implements AutoCloseable {
     public Listing list(Location prefix, ListOptions options) throws IOException {
         ensureOpen(prefix.display());
         if (prefix.isLocal()) {
-            return new FileSourceProvider().list(prefix, options);
+            return LOCAL_FILES.list(prefix, options);
         }
-        URI uri = prefix.uri().orElseThrow(() -> new InvalidLocationException(ErrorCode.INVALID_SOURCE,
-                prefix.display() + ": not a valid URI"));
+        return provider(prefix).orElseThrow(() -> unsupported(prefix, "lists", "prefixes")).list(prefix, options);
+    }
+
+    /** @return the first provider that supports a location that is not local, if any */
+    private Optional<RandomAccessSourceProvider> provider(Location location) {
         for (RandomAccessSourceProvider p : providers) {
-            if (p.supports(uri)) {
-                return p.list(prefix, options);
+            if (p.supports(location)) {
+                return Optional.of(p);
             }
         }
-        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend lists '"
-                + uri.getScheme() + ":' prefixes; s3:, gs: and hf: need safetensors-s3, safetensors-gcs or"
-                + " safetensors-http on the class or module path");
+        return Optional.empty();
+    }
+
+    private static InvalidLocationException unsupported(Location location, String does, String what) {
+        return new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend " + does + " '"
+                + location.scheme() + ":' " + what + "; local files are built in, and every other scheme needs the"
+                + " backend module that serves it (safetensors-s3, safetensors-gcs, safetensors-azure,"
+                + " safetensors-http) on the class or module path");
     }
 
     /** @return the providers in the order they are asked, the application's first */

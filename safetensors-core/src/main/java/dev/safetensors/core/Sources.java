@@ -7,11 +7,10 @@ import dev.safetensors.RandomAccessSourceProvider;
 import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
-import java.util.List;
 import java.util.ServiceLoader;
 
 /**
- * Opens a {@link RandomAccessSource} for a path or URI through the default {@link SourceRegistry}. Local files are
+ * Opens a {@link RandomAccessSource} for a {@link Location} (or a path, or what a user typed) through the default {@link SourceRegistry}. Local files are
  * built in; every other scheme is served by a {@link RandomAccessSourceProvider} found with {@link ServiceLoader}
  * (on the module path through {@code provides}, on the class path through {@code META-INF/services}), so adding
  * {@code safetensors-s3}, {@code safetensors-gcs} or {@code safetensors-http} to an application is all it takes to
@@ -29,22 +28,25 @@ public final class Sources {
     }
 
     /**
+     * @param location a location: a local path, or a URI some installed provider serves
+     * @return an open source ({@link SourceRegistry#open(Location)}): a local one without building the default
+     *         registry, any other from the default registry
+     * @throws IOException if it cannot be opened; an {@link dev.safetensors.InvalidLocationException} with
+     *                     {@code UNSUPPORTED_SCHEME} if no installed provider supports its scheme
+     */
+    public static RandomAccessSource open(Location location) throws IOException {
+        return (location.isLocal() ? Local.REGISTRY : defaultRegistry()).open(location);
+    }
+
+    /**
+     * Opens a local file by its {@link Path}, as {@link SourceRegistry#open(Path)} does.
+     *
      * @param path a local file
      * @return an open source
      * @throws IOException if the file cannot be opened
      */
     public static RandomAccessSource open(Path path) throws IOException {
-        return FileSource.open(path);
-    }
-
-    /**
-     * @param uri a URI; one without a scheme is a local path
-     * @return an open source from the first installed provider that supports the URI
-     * @throws IOException if the provider cannot open it; an {@link dev.safetensors.InvalidLocationException} with
-     *                     {@code UNSUPPORTED_SCHEME} if no installed provider supports its scheme
-     */
-    public static RandomAccessSource open(URI uri) throws IOException {
-        return defaultRegistry().open(uri);
+        return Local.REGISTRY.open(path);
     }
 
     /**
@@ -56,7 +58,7 @@ public final class Sources {
      * @throws IOException if it cannot be opened
      */
     public static RandomAccessSource open(String location) throws IOException {
-        return defaultRegistry().open(Location.parse(location));
+        return open(Location.parse(location));
     }
 
     /**
@@ -82,6 +84,11 @@ public final class Sources {
     /** @return the registry {@code open} uses: every installed provider, created once and never closed */
     static SourceRegistry defaultRegistry() {
         return Installed.REGISTRY;
+    }
+
+    /** Local files only: no provider is loaded to open a local file. */
+    private static final class Local {
+        static final SourceRegistry REGISTRY = SourceRegistry.builder().build();
     }
 
     /** Built on first use: a provider per backend for the life of the class, so that each client is built once. */

@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
@@ -8,7 +9,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.file.FileSystemLoopException;
 import java.nio.file.Files;
@@ -71,7 +71,7 @@ class FileSourceTest {
             assertTrue(e.getMessage().contains("FIFO"), e.getMessage());
             StorageException header = assertThrows(StorageException.class, () -> Safetensors.readHeader(fifo));
             assertEquals(ErrorCode.NOT_A_FILE, header.code());
-            StorageException byUri = assertThrows(StorageException.class, () -> Sources.open(fifo.toUri()));
+            StorageException byUri = assertThrows(StorageException.class, () -> Sources.open(Location.of(fifo.toUri())));
             assertEquals(ErrorCode.NOT_A_FILE, byUri.code());
             StorageException byName = assertThrows(StorageException.class, () -> Sources.open(fifo.toString()));
             assertEquals(ErrorCode.NOT_A_FILE, byName.code());
@@ -84,7 +84,7 @@ class FileSourceTest {
         org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(zero), "no /dev/zero on this system");
         StorageException e = assertThrows(StorageException.class, () -> Safetensors.readHeader(zero));
         assertEquals(ErrorCode.NOT_A_FILE, e.code());
-        StorageException byUri = assertThrows(StorageException.class, () -> Sources.open(URI.create("file:/dev/zero")));
+        StorageException byUri = assertThrows(StorageException.class, () -> Sources.open(Location.parse("file:/dev/zero")));
         assertEquals(ErrorCode.NOT_A_FILE, byUri.code());
     }
 

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -135,12 +134,12 @@ class FolderListingTest {
     void storageWithoutAListingCallIsNotListable() throws Exception {
         RandomAccessSourceProvider plain = new RandomAccessSourceProvider() {
             @Override
-            public boolean supports(URI uri) {
-                return "https".equals(uri.getScheme());
+            public boolean supports(Location location) {
+                return "https".equals(location.scheme());
             }
 
             @Override
-            public RandomAccessSource open(URI uri) throws IOException {
+            public RandomAccessSource open(Location location) throws IOException {
                 throw new AssertionError("never opened");
             }
         };

@@ -14,7 +14,6 @@ import dev.safetensors.SourceStatistics;
 import dev.safetensors.spi.RequestCounter;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Map;
@@ -58,15 +57,15 @@ final class MemoryStore implements RandomAccessSourceProvider {
     }
 
     @Override
-    public boolean supports(URI uri) {
-        return "mem".equals(uri.getScheme());
+    public boolean supports(Location location) {
+        return "mem".equals(location.scheme());
     }
 
     @Override
-    public Optional<RepositoryListing> listCheckpoints(URI location) {
-        List<RepositoryCheckpoint> listed = repositories.get(location.toString());
+    public Optional<RepositoryListing> listCheckpoints(Location location) throws IOException {
+        List<RepositoryCheckpoint> listed = repositories.get(location.text());
         return listed == null ? Optional.empty()
-                : Optional.of(new RepositoryListing(location.getAuthority(), "c0ffee", listed, SourceStatistics.NONE));
+                : Optional.of(new RepositoryListing(location.requireUri().getAuthority(), "c0ffee", listed, SourceStatistics.NONE));
     }
 
     @Override
@@ -107,8 +106,9 @@ final class MemoryStore implements RandomAccessSourceProvider {
     }
 
     @Override
-    public RandomAccessSource open(URI uri) throws IOException {
-        String key = uri.toString();
+    public RandomAccessSource open(Location location) throws IOException {
+        String key = location.text();
+        String authority = location.requireUri().getAuthority();
         // a location pinned to the store's only revision names the object as it is
         byte[] bytes = objects.containsKey(key) || !key.endsWith("?rev=c0ffee") ? objects.get(key)
                 : objects.get(key.substring(0, key.length() - "?rev=c0ffee".length()));
@@ -151,8 +151,8 @@ final class MemoryStore implements RandomAccessSourceProvider {
             }
 
             @Override
-            public Map<String, String> attributes() {
-                return new SourceIdentity("\"e\"", null, uri.getAuthority(), "c0ffee", null).toAttributes();
+            public SourceIdentity identity() {
+                return new SourceIdentity("\"e\"", null, authority, "c0ffee", null);
             }
 
             @Override

@@ -50,9 +50,9 @@ final class RangedBytesSource extends AbstractRangedSource<String> {
 
     /** The pinned ETag, as a remote backend reports its object's identity. */
     @Override
-    public Map<String, String> attributes() {
+    public dev.safetensors.SourceIdentity identity() {
         String pinned = version();
-        return pinned == null ? Map.of() : Map.of(dev.safetensors.SourceIdentity.ETAG, pinned);
+        return new dev.safetensors.SourceIdentity(pinned, null, null, null, null);
     }
 
     void script(Script s) {

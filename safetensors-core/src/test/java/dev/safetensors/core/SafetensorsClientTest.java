@@ -12,7 +12,6 @@ import dev.safetensors.UnsupportedDtypeException;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -154,10 +153,10 @@ class SafetensorsClientTest {
 
     @Test
     void aListingWithMoreCheckpointsThanTheCapIsAnInvalidSource() {
-        RepositoryCheckpoint one = new RepositoryCheckpoint("", URI.create("mem://r/model.safetensors"), false,
+        RepositoryCheckpoint one = new RepositoryCheckpoint("", Location.parse("mem://r/model.safetensors"), false,
                 Optional.empty());
-        RepositoryCheckpoint two = new RepositoryCheckpoint("vae", URI.create("mem://r/vae/model.safetensors"), false,
-                Optional.empty());
+        RepositoryCheckpoint two = new RepositoryCheckpoint("vae", Location.parse("mem://r/vae/model.safetensors"),
+                false, Optional.empty());
         MemoryStore store = new MemoryStore().repository("mem://r/", List.of(one, two))
                 .put("mem://r/model.safetensors", shard2()).put("mem://r/vae/model.safetensors", shard2());
         InvalidLocationException e = assertThrows(InvalidLocationException.class,

@@ -2,6 +2,7 @@ package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.StorageException;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -30,7 +30,7 @@ class SourceRegistryTest {
     /** A provider for one scheme that records what it opened and whether it was closed. */
     static final class FakeProvider implements RandomAccessSourceProvider, AutoCloseable {
         final String scheme;
-        final List<URI> opened = new ArrayList<>();
+        final List<Location> opened = new ArrayList<>();
         int closes;
         Exception closeFailure;
 
@@ -39,14 +39,14 @@ class SourceRegistryTest {
         }
 
         @Override
-        public boolean supports(URI uri) {
-            return scheme.equals(uri.getScheme());
+        public boolean supports(Location location) {
+            return scheme.equals(location.scheme());
         }
 
         @Override
-        public RandomAccessSource open(URI uri) {
-            opened.add(uri);
-            return new MemorySource(uri.toString(), new byte[] {1, 2, 3});
+        public RandomAccessSource open(Location location) {
+            opened.add(location);
+            return new MemorySource(location.display(), new byte[] {1, 2, 3});
         }
 
         @Override
@@ -64,13 +64,13 @@ class SourceRegistryTest {
         FakeProvider second = new FakeProvider("s3");
         FakeProvider gs = new FakeProvider("gs");
         try (SourceRegistry registry = SourceRegistry.builder().provider(first).provider(gs).provider(second).build();
-             RandomAccessSource a = registry.open(URI.create("s3://b/k"));
+             RandomAccessSource a = registry.open(Location.parse("s3://b/k"));
              RandomAccessSource b = registry.open("gs://b/o")) {
             assertEquals(3, a.size());
             assertEquals(3, b.size());
-            assertEquals(List.of(URI.create("s3://b/k")), first.opened);
+            assertEquals(List.of(Location.parse("s3://b/k")), first.opened);
             assertEquals(List.of(), second.opened, "a later provider for the same scheme is never asked");
-            assertEquals(List.of(URI.create("gs://b/o")), gs.opened);
+            assertEquals(List.of(Location.parse("gs://b/o")), gs.opened);
             assertEquals(List.of(first, gs, second), registry.providers().subList(0, 3));
         }
     }
@@ -82,7 +82,7 @@ class SourceRegistryTest {
         registry.close();
         registry.close();
         assertEquals(0, mine.closes, "the application's client stays open");
-        StorageException e = assertThrows(StorageException.class, () -> registry.open(URI.create("s3://b/k")));
+        StorageException e = assertThrows(StorageException.class, () -> registry.open(Location.parse("s3://b/k")));
         assertEquals(ErrorCode.IO_ERROR, e.code());
         assertEquals(List.of(), mine.opened);
     }
@@ -94,7 +94,7 @@ class SourceRegistryTest {
         FakeProvider mine = new FakeProvider("s3");
         try (SourceRegistry bare = SourceRegistry.builder().build();
              SourceRegistry installed = SourceRegistry.builder().provider(mine).installedProviders().build();
-             RandomAccessSource a = bare.open(file.toUri());
+             RandomAccessSource a = bare.open(Location.of(file.toUri()));
              RandomAccessSource b = bare.open(file.toString());
              RandomAccessSource c = installed.open(file)) {
             assertInstanceOf(FileSource.class, a);
@@ -140,7 +140,7 @@ class SourceRegistryTest {
     void anUnknownSchemeIsUnsupportedScheme() throws Exception {
         try (SourceRegistry registry = SourceRegistry.builder().provider(new FakeProvider("s3")).build()) {
             InvalidLocationException e = assertThrows(InvalidLocationException.class,
-                    () -> registry.open(URI.create("ftp://host/m.safetensors")));
+                    () -> registry.open(Location.parse("ftp://host/m.safetensors")));
             assertEquals(ErrorCode.UNSUPPORTED_SCHEME, e.code());
             assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
         }

@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RandomAccessSource;
@@ -8,7 +9,6 @@ import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -29,7 +29,7 @@ class SourcesTest {
     void fileUrisPathsAndPlainStringsOpenLocalFiles() throws Exception {
         Path file = dir.resolve("m.safetensors");
         Files.write(file, SafetensorsFixture.create().tensor("w", "F32", 2).build());
-        try (RandomAccessSource a = Sources.open(file.toUri());
+        try (RandomAccessSource a = Sources.open(Location.of(file.toUri()));
              RandomAccessSource b = Sources.open(file);
              RandomAccessSource c = Sources.open(file.toString())) {
             assertInstanceOf(FileSource.class, a);
@@ -42,7 +42,7 @@ class SourcesTest {
     @Test
     void anUnknownSchemeSaysWhichModuleIsMissing() {
         InvalidLocationException e = assertThrows(InvalidLocationException.class,
-                () -> Sources.open(URI.create("ftp://host/m.safetensors")));
+                () -> Sources.open(Location.parse("ftp://host/m.safetensors")));
         assertEquals(ErrorCode.UNSUPPORTED_SCHEME, e.code());
         assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
         assertTrue(e.getMessage().contains("safetensors-s3"), e.getMessage());

@@ -11,6 +11,7 @@ import dev.safetensors.Location;
 import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.BucketListing;
 import dev.safetensors.spi.RemotePolicy;
+import dev.safetensors.spi.RetriedRequest;
 
 import java.io.IOException;
 import java.time.Instant;
@@ -35,7 +36,7 @@ final class GcsPrefixListing extends BucketListing {
     }
 
     @Override
-    protected Page fetch(String token) throws IOException {
+    protected RetriedRequest.Outcome<Page> fetch(String token) throws IOException {
         BucketPrefix at = at();
         List<Storage.BlobListOption> asked = new ArrayList<>();
         asked.add(Storage.BlobListOption.pageSize(pageSize()));
@@ -53,8 +54,10 @@ final class GcsPrefixListing extends BucketListing {
         try {
             page = storage.list(at.bucket(), asked.toArray(Storage.BlobListOption[]::new));
         } catch (StorageException e) {
-            throw e.getCode() > 0 ? statusFailure(e.getCode(), null, e)
-                    : new dev.safetensors.StorageException(ErrorCode.NETWORK, name(), "the listing request failed: "
+            if (e.getCode() > 0) {
+                return answered(e.getCode(), null, e);
+            }
+            throw new dev.safetensors.StorageException(ErrorCode.NETWORK, name(), "the listing request failed: "
                     + dev.safetensors.spi.SourceNames.clip(String.valueOf(e.getMessage())), e);
         }
         List<ListEntry> entries = new ArrayList<>();
@@ -85,6 +88,6 @@ final class GcsPrefixListing extends BucketListing {
                         generation == null ? null : generation.toString(), updated));
             }
         }
-        return new Page(entries, page.getNextPageToken());
+        return RetriedRequest.Outcome.answer(new Page(entries, page.getNextPageToken()));
     }
 }

@@ -18,8 +18,6 @@ import dev.safetensors.spi.SourceNames;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import java.util.Objects;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -88,18 +86,12 @@ public final class GcsSource extends AbstractRangedSource<GcsVersion> {
         return new GcsSource(Objects.requireNonNull(storage, "storage"), uri, Objects.requireNonNull(policy, "policy"));
     }
 
-    /** @return {@code version} (the generation, once pinned or asked for) and {@code etag} (once seen) */
+    /** @return the version (the generation, once pinned or asked for) and the ETag (once seen) */
     @Override
-    public Map<String, String> attributes() {
+    public SourceIdentity identity() {
         GcsVersion known = version();
-        Map<String, String> m = new LinkedHashMap<>();
-        if (known != null) {
-            m.put(SourceIdentity.VERSION, Long.toString(known.generation()));
-            if (known.etag() != null) {
-                m.put(SourceIdentity.ETAG, known.etag());
-            }
-        }
-        return Map.copyOf(m);
+        return known == null ? SourceIdentity.NONE
+                : new SourceIdentity(known.etag(), Long.toString(known.generation()), null, null, null);
     }
 
     @Override

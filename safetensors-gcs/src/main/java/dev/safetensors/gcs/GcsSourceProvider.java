@@ -12,7 +12,6 @@ import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.Objects;
 
 /**
@@ -55,10 +54,10 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
         this.ownsStorage = false;
     }
 
-    /** @return whether the URI is hierarchical with scheme {@code gs} */
+    /** @return whether the location is a hierarchical URI with scheme {@code gs} */
     @Override
-    public boolean supports(URI uri) {
-        return GcsUri.isGcs(uri);
+    public boolean supports(Location location) {
+        return location.uri().filter(GcsUri::isGcs).isPresent();
     }
 
     /**
@@ -67,8 +66,8 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
      *                     carries a malformed generation or another query
      */
     @Override
-    public RandomAccessSource open(URI uri) throws IOException {
-        GcsUri parsed = GcsUri.parse(uri);
+    public RandomAccessSource open(Location location) throws IOException {
+        GcsUri parsed = GcsUri.parse(location.requireUri());
         return GcsSource.open(storage(), parsed, policy);
     }
 

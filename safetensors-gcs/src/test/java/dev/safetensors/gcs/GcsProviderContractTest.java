@@ -2,6 +2,7 @@ package dev.safetensors.gcs;
 
 import com.google.cloud.storage.Storage;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.fixtures.AbstractProviderContractTest;
@@ -10,7 +11,6 @@ import dev.safetensors.fixtures.GcsStandIn;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-import java.net.URI;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -57,7 +57,7 @@ class GcsProviderContractTest extends AbstractProviderContractTest {
         gcs.put(BUCKET, "after-close.bin", new byte[] {1, 2, 3}, 5);
         new GcsSourceProvider(storage).close();
         try (RandomAccessSource source = new GcsSourceProvider(storage)
-                .open(URI.create("gs://" + BUCKET + "/after-close.bin"))) {
+                .open(Location.parse("gs://" + BUCKET + "/after-close.bin"))) {
             return source.size() == 3;
         }
     }

@@ -2,6 +2,7 @@ package dev.safetensors.gcs;
 
 import com.google.cloud.storage.BlobId;
 import com.google.cloud.storage.Storage;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.AfterAll;
@@ -9,7 +10,6 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.ReadableByteChannel;
@@ -146,7 +146,7 @@ class GcsSourceRequestsTest {
         String object = "models/v1/a b+é.safetensors";
         FakeGcsObjects.put("my-bucket", object, safetensorsLike(100, 10), GENERATION);
         try (RandomAccessSource s = new GcsSourceProvider(storage)
-                .open(URI.create("gs://my-bucket/models/v1/a%20b+%C3%A9.safetensors"))) {
+                .open(Location.parse("gs://my-bucket/models/v1/a%20b+%C3%A9.safetensors"))) {
             assertEquals(100, s.read(0, ByteBuffer.allocate(100)));
             assertEquals("gs://my-bucket/" + object, s.name());
         }
@@ -158,7 +158,7 @@ class GcsSourceRequestsTest {
     void aGenerationInTheUriIsSentFromTheFirstRequest() throws Exception {
         FakeGcsObjects.put("b", "pinned.safetensors", safetensorsLike(100, 10), GENERATION);
         try (RandomAccessSource s = new GcsSourceProvider(storage)
-                .open(URI.create("gs://b/pinned.safetensors#" + GENERATION))) {
+                .open(Location.parse("gs://b/pinned.safetensors#" + GENERATION))) {
             assertEquals(Map.of("version", Long.toString(GENERATION)), s.attributes());
             assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
             assertEquals(Map.of("version", Long.toString(GENERATION), "etag", "\"etag-" + GENERATION + "\""),

@@ -1,5 +1,6 @@
 package dev.safetensors.gcs;
 
+import dev.safetensors.Location;
 import dev.safetensors.spi.SourceNames;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -52,11 +53,11 @@ class GcsUriTest {
     @Test
     void theProviderSupportsOnlyHierarchicalGsUris() {
         GcsSourceProvider provider = new GcsSourceProvider();
-        assertTrue(provider.supports(URI.create("gs://b/o")));
-        assertTrue(provider.supports(URI.create("GS://b/o")));
-        assertFalse(provider.supports(URI.create("gs:b/o")));
-        assertFalse(provider.supports(URI.create("s3://b/o")));
-        assertFalse(provider.supports(URI.create("https://storage.googleapis.com/b/o")));
+        assertTrue(provider.supports(Location.parse("gs://b/o")));
+        assertTrue(provider.supports(Location.parse("GS://b/o")));
+        assertFalse(provider.supports(Location.parse("gs:b/o")));
+        assertFalse(provider.supports(Location.parse("s3://b/o")));
+        assertFalse(provider.supports(Location.parse("https://storage.googleapis.com/b/o")));
     }
 
     @Test

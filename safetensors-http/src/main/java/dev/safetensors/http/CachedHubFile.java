@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.spi.AbstractPositionalSource;
 
 import java.io.IOException;
@@ -8,23 +9,21 @@ import java.nio.channels.FileChannel;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.util.LinkedHashMap;
-import java.util.Map;
 
 /**
  * A Hub file read from the Hugging Face cache ({@link HubCache}) instead of the Hub: positional reads of the blob
  * the snapshot links to, no request. Named by its {@code hf://} location so messages read the same as for a remote
- * read; {@link #attributes()} report the repository, the commit and, for an LFS file, its SHA-256 (the blob's name).
+ * read; {@link #identity()} reports the repository, the commit and, for an LFS file, its SHA-256 (the blob's name).
  * Thread-safe (positional reads carry no cursor); each read counts as one request of the cache.
  */
 final class CachedHubFile extends AbstractPositionalSource {
     private final FileChannel channel;
-    private final Map<String, String> attributes;
+    private final SourceIdentity identity;
 
-    private CachedHubFile(String name, FileChannel channel, Map<String, String> attributes) throws IOException {
+    private CachedHubFile(String name, FileChannel channel, SourceIdentity identity) throws IOException {
         super(name, channel.size());
         this.channel = channel;
-        this.attributes = attributes;
+        this.identity = identity;
     }
 
     /**
@@ -35,15 +34,11 @@ final class CachedHubFile extends AbstractPositionalSource {
      * @throws IOException if the file cannot be opened
      */
     static CachedHubFile open(String name, Path blob, HubPath at) throws IOException {
-        Map<String, String> m = new LinkedHashMap<>();
-        m.put("repository", at.repository());
-        m.put("revision", at.revision());
-        String blobName = blob.getFileName().toString();
-        if (blobName.length() == 64 && blobName.chars().allMatch(c -> Character.digit(c, 16) >= 0)) {
-            m.put("linked_etag", blobName);
-        }
+        // an LFS file's blob is named by its SHA-256, a Git file's by its SHA-1: the identity keeps the first only
+        SourceIdentity identity = new SourceIdentity(null, null, at.repository(), at.revision(),
+                blob.getFileName().toString());
         return new CachedHubFile(name, FileChannel.open(blob, StandardOpenOption.READ,
-                LinkOption.NOFOLLOW_LINKS), Map.copyOf(m));
+                LinkOption.NOFOLLOW_LINKS), identity);
     }
 
     @Override
@@ -52,8 +47,8 @@ final class CachedHubFile extends AbstractPositionalSource {
     }
 
     @Override
-    public Map<String, String> attributes() {
-        return attributes;
+    public SourceIdentity identity() {
+        return identity;
     }
 
     @Override

@@ -4,18 +4,14 @@ import dev.safetensors.SourceIdentity;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.RangeNotHonouredException;
-import dev.safetensors.SourceAccessDeniedException;
-import dev.safetensors.SourceNotFoundException;
-import dev.safetensors.StorageException;
 import dev.safetensors.spi.AbstractRangedSource;
 import dev.safetensors.spi.RangeAnswer;
 import dev.safetensors.spi.SourceNames;
+import dev.safetensors.spi.StatusMapping;
 
 import java.io.IOException;
 import java.net.URI;
-import java.util.LinkedHashMap;
 import java.util.Locale;
-import java.util.Map;
 
 /**
  * A {@link dev.safetensors.RandomAccessSource} over an {@code http(s)://} URL or a Hugging Face Hub file
@@ -88,27 +84,16 @@ public final class HttpSource extends AbstractRangedSource<HttpVersion> {
     }
 
     /**
-     * @return {@code etag} (the pinned strong ETag), {@code repository} ({@code OWNER/REPO} for a Hub file),
-     *         {@code revision} (the commit the Hub resolved to) and {@code linked_etag} (the digest the Hub reported
-     *         in {@code X-Linked-Etag}, not one computed here), each only once known
+     * @return the pinned strong ETag, the repository ({@code OWNER/REPO} for a Hub file), the revision (the commit
+     *         the Hub resolved to) and the digest the Hub reported in {@code X-Linked-Etag} (not one computed here,
+     *         and only when it is a SHA-256), each only once known
      */
     @Override
-    public Map<String, String> attributes() {
+    public SourceIdentity identity() {
         HttpVersion id = current();
-        Map<String, String> m = new LinkedHashMap<>();
-        if (id.etag() != null) {
-            m.put(SourceIdentity.ETAG, SourceNames.clip(id.etag().etag()));
-        }
-        if (hub != null) {
-            m.put(SourceIdentity.REPOSITORY, hub.repository());
-        }
-        if (id.commit() != null) {
-            m.put(SourceIdentity.REVISION, SourceNames.clip(id.commit()));
-        }
-        if (id.linkedEtag() != null) {
-            m.put(SourceIdentity.LINKED_SHA256, SourceNames.clip(id.linkedEtag()));
-        }
-        return Map.copyOf(m);
+        return new SourceIdentity(id.etag() == null ? null : SourceNames.clip(id.etag().etag()), null,
+                hub == null ? null : hub.repository(), id.commit() == null ? null : SourceNames.clip(id.commit()),
+                id.linkedEtag());
     }
 
     /** @return the Hub commit as the server sent it, or {@code null} before any answer reported one */
@@ -149,29 +134,27 @@ public final class HttpSource extends AbstractRangedSource<HttpVersion> {
         String serverSays = answer.header("X-Error-Message") == null ? ""
                 : "; the server says: " + SourceNames.clip(answer.header("X-Error-Message"));
         String where = "GET " + SourceNames.redact(response.url()) + " answered " + status;
-        if (status == 404 || status == 410) {
-            String commit = version == null ? null : version.commit();
-            String what = hub == null ? where
-                    : "not found on the Hub: repository " + hub.repository() + ", revision " + hub.revision()
-                    + (commit == null || commit.equals(hub.revision()) ? "" : " (commit " + SourceNames.clip(commit)
-                    + ")") + ", path " + hub.path() + " (" + where + ")";
-            return new SourceNotFoundException(name(), what + serverSays);
-        }
-        if (status == 401 || status == 403) {
-            String advice = transport.settings().hasToken()
-                    ? "the token was refused or does not grant access (it is sent only to the Hub endpoint over https"
-                    + " or loopback)"
-                    : "a token may be needed: set HF_TOKEN or configure one in HttpSettings";
-            return new SourceAccessDeniedException(name(), where + ": access denied; " + advice + serverSays);
-        }
-        if (status == 412) {
+        ErrorCode code = StatusMapping.code(status);
+        if (code == ErrorCode.SOURCE_CHANGED) {
             return super.statusFailure(answer, version, attempts);
         }
         String retryAfter = answer.header("Retry-After") == null ? ""
                 : " (Retry-After: " + SourceNames.clip(answer.header("Retry-After")) + ")";
-        return new StorageException(status >= 500 || status == 429 || status == 408 ? ErrorCode.SERVER_ERROR
-                : ErrorCode.IO_ERROR, name(), where + retryAfter + " after " + attempts + " attempt"
-                + (attempts == 1 ? "" : "s") + serverSays);
+        return StatusMapping.failure(status, name(), switch (code) {
+            case NOT_FOUND -> {
+                String commit = version == null ? null : version.commit();
+                yield (hub == null ? where
+                        : "not found on the Hub: repository " + hub.repository() + ", revision " + hub.revision()
+                        + (commit == null || commit.equals(hub.revision()) ? "" : " (commit "
+                        + SourceNames.clip(commit) + ")") + ", path " + hub.path() + " (" + where + ")") + serverSays;
+            }
+            case ACCESS_DENIED -> where + ": access denied; " + (transport.settings().hasToken()
+                    ? "the token was refused or does not grant access (it is sent only to the Hub endpoint over https"
+                    + " or loopback)"
+                    : "a token may be needed: set HF_TOKEN or configure one in HttpSettings") + serverSays;
+            default -> where + retryAfter + " after " + attempts + " attempt" + (attempts == 1 ? "" : "s")
+                    + serverSays;
+        }, null);
     }
 
     /** A Hub file resolves against the pinned commit once one is known, so the moving branch cannot change it. */

@@ -14,7 +14,6 @@ import dev.safetensors.SourceIdentity;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
-import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 
@@ -56,7 +55,7 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
 
     /**
      * A provider that reads {@code hf://} files from a Hugging Face cache when they are there (see
-     * {@link #open(URI)}).
+     * {@link #open(Location)}).
      *
      * @param settings the endpoint, token, timeouts and retries to use
      * @param cache    the cache to read, shared with {@code huggingface_hub}
@@ -84,9 +83,9 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
     }
 
     @Override
-    public boolean supports(URI uri) {
-        String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-        return scheme.equals("http") || scheme.equals("https") || scheme.equals("hf");
+    public boolean supports(Location location) {
+        String scheme = location.scheme();
+        return location.uri().isPresent() && (scheme.equals("http") || scheme.equals("https") || scheme.equals("hf"));
     }
 
     /**
@@ -97,7 +96,7 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
      * pinned to the resolved commit. Offline, a file not in the cache is a
      * {@link dev.safetensors.SourceNotFoundException}.
      *
-     * @param uri an {@code http}, {@code https} or {@code hf} URI of one file
+     * @param location an {@code http}, {@code https} or {@code hf} URI of one file
      * @return a source; no request is made until the first read, except the one {@code HEAD} above
      * @throws IOException an {@link InvalidLocationException} if the URI is malformed, names a Hub repository rather
      *                     than a file or carries credentials ({@link ErrorCode#INVALID_SOURCE}), or
@@ -105,11 +104,12 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
      *                     {@link SourceAccessDeniedException} if {@code HF_TOKEN} cannot be sent in a header
      */
     @Override
-    public RandomAccessSource open(URI uri) throws IOException {
-        if (cache != null && "hf".equalsIgnoreCase(uri.getScheme())) {
+    public RandomAccessSource open(Location location) throws IOException {
+        URI uri = location.requireUri();
+        if (cache != null && location.scheme().equals("hf")) {
             HubPath at = HubPath.parse(uri);
             if (!at.path().isEmpty()) {
-                return new HubCacheReader(cache, () -> new HubRepository(transport())).open(uri, at,
+                return new HubCacheReader(cache, () -> new HubRepository(transport())).open(location, at,
                         pinned -> HttpSource.open(transport(), pinned));
             }
         }
@@ -126,12 +126,11 @@ public final class HttpSourceProvider implements RandomAccessSourceProvider, Aut
      * @throws IOException if the location is malformed or the listing fails
      */
     @Override
-    public Optional<RepositoryListing> listCheckpoints(URI location) throws IOException {
-        String scheme = location.getScheme() == null ? "" : location.getScheme().toLowerCase(Locale.ROOT);
-        if (!scheme.equals("hf")) {
+    public Optional<RepositoryListing> listCheckpoints(Location location) throws IOException {
+        if (!location.scheme().equals("hf")) {
             return Optional.empty();
         }
-        HubPath at = HubPath.parse(location);
+        HubPath at = HubPath.parse(location.requireUri());
         String path = at.path();
         if (path.endsWith(".safetensors") || path.endsWith(".json")) {
             return Optional.empty();

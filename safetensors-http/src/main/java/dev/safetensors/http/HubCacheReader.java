@@ -2,13 +2,12 @@ package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceNotFoundException;
-import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Optional;
@@ -50,8 +49,8 @@ final class HubCacheReader {
         this.repositories = repositories;
     }
 
-    RandomAccessSource open(URI uri, HubPath at, Remote remote) throws IOException {
-        String name = SourceNames.redact(uri);
+    RandomAccessSource open(Location location, HubPath at, Remote remote) throws IOException {
+        String name = location.display();
         Optional<String> known = cache.knownCommit(at);
         if (HubCache.isCommit(at.revision()) || cache.offline()) {
             if (known.isPresent()) {
@@ -72,7 +71,7 @@ final class HubCacheReader {
         }
         HubFileMetadata meta;
         try {
-            meta = repositories.get().metadata(uri);
+            meta = repositories.get().metadata(location);
         } catch (IOException e) {
             ErrorCode code = e instanceof ErrorCoded c ? c.code() : ErrorCode.NETWORK;
             boolean transient_ = code == ErrorCode.NETWORK || code == ErrorCode.TIMEOUT
@@ -101,7 +100,7 @@ final class HubCacheReader {
      * @return the listing from the cache when the revision is a commit whose snapshot is there, or offline from the
      *         ref's snapshot; empty when the Hub must be asked
      */
-    Optional<RepositoryListing> list(URI location, HubPath at) throws IOException {
+    Optional<RepositoryListing> list(Location location, HubPath at) throws IOException {
         boolean commit = HubCache.isCommit(at.revision());
         if (!commit && !cache.offline()) {
             return Optional.empty();
@@ -112,7 +111,7 @@ final class HubCacheReader {
             return Optional.of(HubRepository.listSnapshot(location, known.get(), snapshot));
         }
         if (cache.offline()) {
-            throw new SourceNotFoundException(SourceNames.redact(location), "HF_HUB_OFFLINE is set and the"
+            throw new SourceNotFoundException(location.display(), "HF_HUB_OFFLINE is set and the"
                     + " repository is not in the Hugging Face cache at " + cache.root());
         }
         return Optional.empty();

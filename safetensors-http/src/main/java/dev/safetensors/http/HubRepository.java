@@ -3,15 +3,16 @@ package dev.safetensors.http;
 import dev.safetensors.CheckpointLimits;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
 import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
-import dev.safetensors.SourceAccessDeniedException;
-import dev.safetensors.SourceNotFoundException;
+import dev.safetensors.Sha256;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.RequestCounter;
 import dev.safetensors.spi.RetriedRequest;
 import dev.safetensors.spi.SourceNames;
+import dev.safetensors.spi.StatusMapping;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -87,9 +88,9 @@ public final class HubRepository {
      * @throws IOException if the location is malformed, the repository or revision is missing or refused, or the
      *                     answer is not a listing
      */
-    public RepositoryListing list(URI location) throws IOException {
-        HubPath at = HubPath.parse(location);
-        String name = SourceNames.redact(location);
+    public RepositoryListing list(Location location) throws IOException {
+        HubPath at = HubPath.parse(location.requireUri());
+        String name = location.display();
         RequestCounter counter = new RequestCounter();
         counter.request();
         URI api = URI.create(transport.settings().hubEndpoint() + "/api/" + at.type().plural + "/" + at.namespace()
@@ -102,12 +103,8 @@ public final class HubRepository {
                             return RetriedRequest.Outcome.retryable(answer.status(), answer.header("Retry-After"),
                                     listingFailure(name, at, answer.status()));
                         }
-                        if (answer.status() >= 400) {
-                            throw listingFailure(name, at, answer.status());
-                        }
                         if (answer.status() != 200) {
-                            throw new StorageException(ErrorCode.SERVER_ERROR, name, "GET " + SourceNames.redact(api)
-                                    + " answered " + answer.status() + " instead of a listing");
+                            throw listingFailure(name, at, answer.status());
                         }
                         byte[] read = body.readNBytes(MAX_LISTING_BYTES + 1);
                         if (read.length > MAX_LISTING_BYTES) {
@@ -135,9 +132,9 @@ public final class HubRepository {
      * @throws IOException if the folder cannot be walked or holds more than {@value #MAX_LISTING_CHECKPOINTS}
      *                     checkpoints
      */
-    static RepositoryListing listSnapshot(URI location, String commit, java.nio.file.Path snapshot)
+    static RepositoryListing listSnapshot(Location location, String commit, java.nio.file.Path snapshot)
             throws IOException {
-        HubPath at = HubPath.parse(location);
+        HubPath at = HubPath.parse(location.requireUri());
         Set<String> files = new TreeSet<>();
         try (java.util.stream.Stream<java.nio.file.Path> walk = java.nio.file.Files.walk(snapshot, 3)) {
             for (java.util.Iterator<java.nio.file.Path> it = walk.iterator(); it.hasNext(); ) {
@@ -147,7 +144,7 @@ public final class HubRepository {
                 }
             }
         }
-        return listing(SourceNames.redact(location), at, commit, files, new RequestCounter());
+        return listing(location.display(), at, commit, files, new RequestCounter());
     }
 
     private static RepositoryListing listing(String name, HubPath at, String commit, Set<String> files,
@@ -179,9 +176,9 @@ public final class HubRepository {
      *                     {@link java.nio.file.AccessDeniedException} if refused, a {@link StorageException} if the
      *                     answer names no commit or ETag or the request fails
      */
-    public HubFileMetadata metadata(URI file) throws IOException {
-        HubPath at = HubPath.parse(file);
-        String name = SourceNames.redact(file);
+    public HubFileMetadata metadata(Location file) throws IOException {
+        HubPath at = HubPath.parse(file.requireUri());
+        String name = file.display();
         if (at.path().isEmpty()) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, name + ": names a repository, not a file");
         }
@@ -214,9 +211,8 @@ public final class HubRepository {
         } catch (NumberFormatException e) {
             size = -1;
         }
-        Optional<String> sha = answer.linkedEtag() != null && blob.matches("[0-9a-f]{64}") ? Optional.of(blob)
-                : Optional.empty();
-        return new HubFileMetadata(SourceNames.clip(answer.repoCommit()), blob, size, sha);
+        return new HubFileMetadata(SourceNames.clip(answer.repoCommit()), blob, size,
+                Sha256.canonical(answer.linkedEtag()));
     }
 
     private IOException listingFailure(String name, HubPath at, int status) {
@@ -226,26 +222,23 @@ public final class HubRepository {
     private IOException failure(String what, String name, HubPath at, int status) {
         String where = what
                 + at.type().urlPrefix + at.repository() + " at revision " + at.revision() + " answered " + status;
-        if (status == 404 || status == 410) {
-            return new SourceNotFoundException(name, where + ": no such repository, revision or file");
-        }
-        if (status == 401 || status == 403) {
-            return new SourceAccessDeniedException(name, where + ": access denied; " + (transport.settings().hasToken()
+        return StatusMapping.failure(status, name, switch (StatusMapping.code(status)) {
+            case NOT_FOUND -> where + ": no such repository, revision or file";
+            case ACCESS_DENIED -> where + ": access denied; " + (transport.settings().hasToken()
                     ? "the token was refused or does not grant access"
-                    : "a token may be needed: set HF_TOKEN or configure one in HttpSettings"));
-        }
-        return new StorageException(status >= 500 || status == 429 || status == 408 ? ErrorCode.SERVER_ERROR
-                : ErrorCode.IO_ERROR, name, where);
+                    : "a token may be needed: set HF_TOKEN or configure one in HttpSettings");
+            default -> where;
+        }, null);
     }
 
     private static Optional<RepositoryCheckpoint> checkpointIn(HubPath pinned, String folder, String prefix,
                                                                Set<String> files) {
-        Optional<URI> config = files.contains(prefix + CONFIG)
-                ? Optional.of(pinned.file(prefix + CONFIG).toUri()) : Optional.empty();
+        Optional<Location> config = files.contains(prefix + CONFIG)
+                ? Optional.of(Location.of(pinned.file(prefix + CONFIG).toUri())) : Optional.empty();
         for (String name : RepositoryCheckpoint.FILE_NAMES) {
             if (files.contains(prefix + name)) {
-                return Optional.of(new RepositoryCheckpoint(folder, pinned.file(prefix + name).toUri(),
-                        name.endsWith(dev.safetensors.Location.INDEX_SUFFIX), config));
+                return Optional.of(new RepositoryCheckpoint(folder, Location.of(pinned.file(prefix + name).toUri()),
+                        name.endsWith(Location.INDEX_SUFFIX), config));
             }
         }
         return Optional.empty();

@@ -4,11 +4,11 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
-import dev.safetensors.SourceAccessDeniedException;
-import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.PagedListing;
 import dev.safetensors.spi.SourceNames;
+import dev.safetensors.spi.RetriedRequest;
+import dev.safetensors.spi.StatusMapping;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -72,23 +72,21 @@ final class HubTreeListing extends PagedListing {
     }
 
     @Override
-    protected Page fetch(String token) throws IOException {
+    protected RetriedRequest.Outcome<Page> fetch(String token) throws IOException {
         URI url = token == null ? first : URI.create(token);
         FinalResponse answer = transport.get(name(), url, null, null, counter());
         List<HubListingJson.TreeItem> items;
         String next;
         try (InputStream body = answer.body()) {
             int status = answer.status();
-            if (status == 404 || status == 410) {
-                throw new SourceNotFoundException(name(), "the tree listing answered " + status
-                        + ": no such repository, revision or folder");
-            }
-            if (status == 401 || status == 403) {
-                throw new SourceAccessDeniedException(name(), "the tree listing answered " + status
-                        + ": access denied; a token may be needed (HF_TOKEN)");
+            ErrorCode code = StatusMapping.code(status);
+            if (status != 200 && (code == ErrorCode.NOT_FOUND || code == ErrorCode.ACCESS_DENIED)) {
+                throw StatusMapping.failure(status, name(), "the tree listing answered " + status
+                        + (code == ErrorCode.NOT_FOUND ? ": no such repository, revision or folder"
+                        : ": access denied; a token may be needed (HF_TOKEN)"), null);
             }
             if (status != 200) {
-                throw statusFailure(status, answer.header("Retry-After"), null);
+                return answered(status, answer.header("Retry-After"), null);
             }
             byte[] bytes = body.readNBytes(HubRepository.MAX_LISTING_BYTES + 1);
             if (bytes.length > HubRepository.MAX_LISTING_BYTES) {
@@ -125,7 +123,7 @@ final class HubTreeListing extends PagedListing {
                 throw invalid("an entry of the tree has the unknown type '" + SourceNames.clip(type) + "'");
             }
         }
-        return new Page(entries, next);
+        return RetriedRequest.Outcome.answer(new Page(entries, next));
     }
 
     /** @return the next page's URL from a {@code Link} header, checked to stay on the Hub's origin */

@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.fixtures.ConnectionCountingProxy;
 import dev.safetensors.testing.TensorReadPattern;
@@ -11,7 +12,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.nio.file.Files;
@@ -64,7 +64,7 @@ class ConnectionReuseTest {
         int reused;
         try (ConnectionCountingProxy proxy = new ConnectionCountingProxy(port);
              HttpSourceProvider provider = new HttpSourceProvider(HttpSettings.builder().build());
-             RandomAccessSource source = provider.open(URI.create("http://127.0.0.1:" + proxy.port()
+             RandomAccessSource source = provider.open(Location.parse("http://127.0.0.1:" + proxy.port()
                      + "/model.safetensors"))) {
             TensorReadPattern.readEveryTensor(source, content, TENSORS, TENSOR_BYTES);
             assertEquals(TENSORS + 1, source.statistics().requests());
@@ -73,7 +73,7 @@ class ConnectionReuseTest {
         int dropped;
         try (ConnectionCountingProxy proxy = new ConnectionCountingProxy(port);
              HttpSourceProvider provider = new HttpSourceProvider(HttpSettings.builder().build());
-             RandomAccessSource source = provider.open(URI.create("http://127.0.0.1:" + proxy.port()
+             RandomAccessSource source = provider.open(Location.parse("http://127.0.0.1:" + proxy.port()
                      + "/model.safetensors"))) {
             for (int t = 0; t < TENSORS; t++) {
                 try (ReadableByteChannel ch = source.openRange(TensorReadPattern.PREFIX + (long) t * TENSOR_BYTES,

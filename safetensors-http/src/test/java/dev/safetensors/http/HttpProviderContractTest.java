@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.fixtures.AbstractProviderContractTest;
@@ -40,7 +41,7 @@ class HttpProviderContractTest extends AbstractProviderContractTest {
         HttpClient client = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
         HttpSourceProvider provider = new HttpSourceProvider(HttpSettings.builder().build(), client);
         provider.close();
-        try (RandomAccessSource source = new HttpSourceProvider(HttpSettings.builder().build(), client).open(uri)) {
+        try (RandomAccessSource source = new HttpSourceProvider(HttpSettings.builder().build(), client).open(Location.of(uri))) {
             return source.read(0, ByteBuffer.allocate(8)) > 0;
         }
     }

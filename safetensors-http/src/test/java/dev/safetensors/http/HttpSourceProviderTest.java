@@ -2,6 +2,7 @@ package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.SourceAccessDeniedException;
 import org.junit.jupiter.api.Test;
@@ -38,30 +39,30 @@ class HttpSourceProviderTest {
             assertEquals(HttpSourceProvider.class.getName(),
                     new String(in.readAllBytes(), StandardCharsets.UTF_8).trim());
         }
-        assertTrue(new HttpSourceProvider().supports(URI.create("hf://a/b/c")), "a public no-argument constructor");
+        assertTrue(new HttpSourceProvider().supports(Location.parse("hf://a/b/c")), "a public no-argument constructor");
     }
 
     @Test
     void itSupportsHttpHttpsAndHf() {
-        assertTrue(provider.supports(URI.create("https://example.com/m.safetensors")));
-        assertTrue(provider.supports(URI.create("HTTP://example.com/m.safetensors")));
-        assertTrue(provider.supports(URI.create("hf://acme/repo/m.safetensors")));
-        assertFalse(provider.supports(URI.create("s3://bucket/key")));
-        assertFalse(provider.supports(URI.create("file:///m.safetensors")));
+        assertTrue(provider.supports(Location.parse("https://example.com/m.safetensors")));
+        assertTrue(provider.supports(Location.parse("HTTP://example.com/m.safetensors")));
+        assertTrue(provider.supports(Location.parse("hf://acme/repo/m.safetensors")));
+        assertFalse(provider.supports(Location.parse("s3://bucket/key")));
+        assertFalse(provider.supports(Location.parse("file:///m.safetensors")));
     }
 
     @Test
     void namesDropUserInformationAndQueries() throws Exception {
         assertEquals("https://example.com/m.safetensors",
-                provider.open(URI.create("https://example.com/m.safetensors?X-Amz-Signature=s#f")).name());
-        assertEquals("hf://acme/repo@v1/m.safetensors", provider.open(URI.create("hf://acme/repo@v1/m.safetensors"))
+                provider.open(Location.parse("https://example.com/m.safetensors?X-Amz-Signature=s#f")).name());
+        assertEquals("hf://acme/repo@v1/m.safetensors", provider.open(Location.parse("hf://acme/repo@v1/m.safetensors"))
                 .name());
     }
 
     @Test
     void credentialsInTheUrlAreRefusedWithoutBeingEchoed() {
         InvalidLocationException e = assertThrows(InvalidLocationException.class,
-                () -> provider.open(URI.create("https://user:pa55@example.com/m.safetensors")));
+                () -> provider.open(Location.parse("https://user:pa55@example.com/m.safetensors")));
         assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertFalse(e.getMessage().contains("pa55"), e.getMessage());
     }
@@ -69,7 +70,7 @@ class HttpSourceProviderTest {
     @Test
     void aPortOutOfRangeIsAnInvalidSource() {
         InvalidLocationException e = assertThrows(InvalidLocationException.class,
-                () -> provider.open(URI.create("http://example.com:99999/m.safetensors")));
+                () -> provider.open(Location.parse("http://example.com:99999/m.safetensors")));
         assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertTrue(e.getMessage().contains("port"), e.getMessage());
     }

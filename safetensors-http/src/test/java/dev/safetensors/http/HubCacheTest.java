@@ -1,6 +1,7 @@
 package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceNotFoundException;
@@ -78,11 +79,11 @@ class HubCacheTest {
     void aPythonCacheIsReadAtACommitWithoutARequest() throws Exception {
         String sha = pythonLayout();
         try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
-             RandomAccessSource s = p.open(URI.create("hf://acme/cached@" + C + "/model.safetensors"))) {
+             RandomAccessSource s = p.open(Location.parse("hf://acme/cached@" + C + "/model.safetensors"))) {
             assertArrayEquals(BYTES, readAll(s));
             assertEquals(sha, s.attributes().get("linked_etag"));
             assertEquals(C, s.attributes().get("revision"));
-            RepositoryListing listing = p.listCheckpoints(URI.create("hf://acme/cached@" + C)).orElseThrow();
+            RepositoryListing listing = p.listCheckpoints(Location.parse("hf://acme/cached@" + C)).orElseThrow();
             assertEquals(List.of("", "unet"), listing.checkpoints().stream().map(c -> c.folder()).toList());
             assertEquals(0, listing.cost().requests());
         }
@@ -91,11 +92,28 @@ class HubCacheTest {
     }
 
     @Test
+    void aBlobNamedByAGitSha1ReportsNoDigest() throws Exception {
+        // a file kept in Git, not LFS: huggingface_hub names its blob by the Git blob's SHA-1, which is no SHA-256
+        String sha1 = "a94a8fe5ccb19ba61c4c0873d391e987982fbbd3";
+        Path repo = root.resolve("models--acme--git");
+        Files.createDirectories(repo.resolve("blobs"));
+        Files.write(repo.resolve("blobs").resolve(sha1), BYTES);
+        Path snapshot = Files.createDirectories(repo.resolve("snapshots").resolve(C));
+        Files.createSymbolicLink(snapshot.resolve("model.safetensors"), Path.of("../../blobs/" + sha1));
+        try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
+             RandomAccessSource s = p.open(Location.parse("hf://acme/git@" + C + "/model.safetensors"))) {
+            assertArrayEquals(BYTES, readAll(s));
+            assertEquals(new dev.safetensors.SourceIdentity(null, null, "acme/git", C, null), s.identity());
+        }
+        assertEquals(0, HUB.hubRequests().size());
+    }
+
+    @Test
     void aBranchCostsOneHeadOnlineAndNothingOffline() throws Exception {
         pythonLayout();
         HUB.publish("acme/cached", "model.safetensors", BYTES);
         try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
-             RandomAccessSource s = p.open(URI.create("hf://acme/cached/model.safetensors"))) {
+             RandomAccessSource s = p.open(Location.parse("hf://acme/cached/model.safetensors"))) {
             assertArrayEquals(BYTES, readAll(s));
         }
         assertEquals(1, HUB.hubRequests().size());
@@ -104,14 +122,14 @@ class HubCacheTest {
 
         HUB.reset();
         try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, true))) {
-            try (RandomAccessSource s = p.open(URI.create("hf://acme/cached/unet/model.safetensors"))) {
+            try (RandomAccessSource s = p.open(Location.parse("hf://acme/cached/unet/model.safetensors"))) {
                 assertArrayEquals(BYTES, readAll(s));
             }
             SourceNotFoundException missing = assertThrows(SourceNotFoundException.class,
-                    () -> p.open(URI.create("hf://acme/cached/absent.safetensors")));
+                    () -> p.open(Location.parse("hf://acme/cached/absent.safetensors")));
             assertEquals(ErrorCode.NOT_FOUND, missing.code());
             assertTrue(missing.getMessage().contains("HF_HUB_OFFLINE"), missing.getMessage());
-            assertEquals(2, p.listCheckpoints(URI.create("hf://acme/cached")).orElseThrow().checkpoints().size());
+            assertEquals(2, p.listCheckpoints(Location.parse("hf://acme/cached")).orElseThrow().checkpoints().size());
         }
         assertEquals(0, HUB.hubRequests().size());
     }
@@ -122,7 +140,7 @@ class HubCacheTest {
         byte[] other = "other bytes".getBytes(StandardCharsets.US_ASCII);
         HUB.publish("acme/cached", "other.safetensors", other);
         try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
-             RandomAccessSource s = p.open(URI.create("hf://acme/cached/other.safetensors"))) {
+             RandomAccessSource s = p.open(Location.parse("hf://acme/cached/other.safetensors"))) {
             assertArrayEquals(other, readAll(s));
         }
         assertEquals("HEAD", HUB.hubRequests().get(0).getMethod().getName());
@@ -130,7 +148,7 @@ class HubCacheTest {
         HUB.reset();
         HUB.publish("acme/cached", "same.safetensors", BYTES);
         try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, false));
-             RandomAccessSource s = p.open(URI.create("hf://acme/cached/same.safetensors"))) {
+             RandomAccessSource s = p.open(Location.parse("hf://acme/cached/same.safetensors"))) {
             assertArrayEquals(BYTES, readAll(s));
         }
         assertEquals(1, HUB.hubRequests().size(), "a blob already cached under its SHA-256 is not fetched again");
@@ -147,7 +165,7 @@ class HubCacheTest {
     private void assertRefused(String location, boolean offline) throws Exception {
         try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(),
                 new HubCache(root, offline))) {
-            StorageException e = assertThrows(StorageException.class, () -> p.open(URI.create(location)).close(),
+            StorageException e = assertThrows(StorageException.class, () -> p.open(Location.parse(location)).close(),
                     location);
             assertEquals(ErrorCode.NOT_A_FILE, e.code(), e.getMessage());
         }
@@ -210,7 +228,7 @@ class HubCacheTest {
         plant(root.resolve("models--acme--cached/refs/main"), ref);
         try (HttpSourceProvider p = new HttpSourceProvider(FakeHubSettings.of(HUB).build(), new HubCache(root, true))) {
             SourceNotFoundException e = assertThrows(SourceNotFoundException.class,
-                    () -> p.open(URI.create("hf://acme/cached/model.safetensors")).close());
+                    () -> p.open(Location.parse("hf://acme/cached/model.safetensors")).close());
             assertEquals(ErrorCode.NOT_FOUND, e.code());
             assertTrue(e.getMessage().contains("no ref"), e.getMessage());
         }

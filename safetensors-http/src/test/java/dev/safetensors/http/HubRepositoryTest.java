@@ -4,6 +4,7 @@ import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import com.github.tomakehurst.wiremock.verification.LoggedRequest;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
 import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceStatistics;
@@ -15,7 +16,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
@@ -51,11 +51,11 @@ class HubRepositoryTest {
     @Test
     void aSingleFileModelIsListedWithOneRequestAndPinnedToTheCommit() throws Exception {
         HUB.listing("acme/single", List.of("README.md", "config.json", "model.safetensors"));
-        RepositoryListing l = repositories.list(URI.create("hf://acme/single"));
+        RepositoryListing l = repositories.list(Location.parse("hf://acme/single"));
         assertEquals("acme/single", l.repository());
         assertEquals(C, l.commit());
-        assertEquals(List.of(new RepositoryCheckpoint("", URI.create("hf://acme/single@" + C + "/model.safetensors"),
-                false, Optional.of(URI.create("hf://acme/single@" + C + "/config.json")))), l.checkpoints());
+        assertEquals(List.of(new RepositoryCheckpoint("", Location.parse("hf://acme/single@" + C + "/model.safetensors"),
+                false, Optional.of(Location.parse("hf://acme/single@" + C + "/config.json")))), l.checkpoints());
         assertEquals(1, l.cost().requests());
         List<LoggedRequest> hub = HUB.hubRequests();
         assertEquals(1, hub.size());
@@ -66,8 +66,8 @@ class HubRepositoryTest {
     @Test
     void aSingleFileWinsOverAnIndexInTheSameFolder() throws Exception {
         HUB.listing("acme/both", List.of("model.safetensors", "model.safetensors.index.json"));
-        RepositoryCheckpoint only = repositories.list(URI.create("hf://acme/both")).checkpoints().get(0);
-        assertEquals(URI.create("hf://acme/both@" + C + "/model.safetensors"), only.file());
+        RepositoryCheckpoint only = repositories.list(Location.parse("hf://acme/both")).checkpoints().get(0);
+        assertEquals(Location.parse("hf://acme/both@" + C + "/model.safetensors"), only.file());
     }
 
     @Test
@@ -79,23 +79,23 @@ class HubRepositoryTest {
                 "transformer/diffusion_pytorch_model.safetensors.index.json",
                 "transformer/diffusion_pytorch_model-00001-of-00003.safetensors", "vae/config.json",
                 "vae/diffusion_pytorch_model.safetensors", "vae/diffusion_pytorch_model.fp16.safetensors"));
-        RepositoryListing l = repositories.list(URI.create("hf://acme/sd@main"));
+        RepositoryListing l = repositories.list(Location.parse("hf://acme/sd@main"));
         assertEquals(List.of("transformer", "text_encoder", "text_encoder_2", "vae"),
                 l.checkpoints().stream().map(RepositoryCheckpoint::folder).toList());
-        assertEquals(URI.create("hf://acme/sd@" + C + "/transformer/diffusion_pytorch_model.safetensors.index.json"),
+        assertEquals(Location.parse("hf://acme/sd@" + C + "/transformer/diffusion_pytorch_model.safetensors.index.json"),
                 l.checkpoints().get(0).file());
         assertTrue(l.checkpoints().get(0).sharded());
         assertEquals(Optional.empty(), l.checkpoints().get(0).config());
-        assertEquals(URI.create("hf://acme/sd@" + C + "/vae/diffusion_pytorch_model.safetensors"),
+        assertEquals(Location.parse("hf://acme/sd@" + C + "/vae/diffusion_pytorch_model.safetensors"),
                 l.checkpoints().get(3).file());
-        assertEquals(Optional.of(URI.create("hf://acme/sd@" + C + "/vae/config.json")), l.checkpoints().get(3).config());
+        assertEquals(Optional.of(Location.parse("hf://acme/sd@" + C + "/vae/config.json")), l.checkpoints().get(3).config());
         assertEquals(new SourceStatistics(1, l.cost().bytesRead(), 1), l.cost(), "one request for every component");
     }
 
     @Test
     void aFolderLocationListsThatFolderAlone() throws Exception {
         HUB.listing("acme/sd", List.of("unet/diffusion_pytorch_model.safetensors", "vae/diffusion_pytorch_model.safetensors"));
-        RepositoryListing l = repositories.list(URI.create("hf://acme/sd/vae"));
+        RepositoryListing l = repositories.list(Location.parse("hf://acme/sd/vae"));
         assertEquals(1, l.checkpoints().size());
         assertEquals("vae", l.checkpoints().get(0).folder());
     }
@@ -103,31 +103,31 @@ class HubRepositoryTest {
     @Test
     void datasetsAndEncodedRevisionsAreListedUnderTheirOwnPaths() throws Exception {
         HUB.listing("datasets/acme/data", List.of("model.safetensors"));
-        RepositoryListing l = repositories.list(URI.create("hf://datasets/acme/data"));
+        RepositoryListing l = repositories.list(Location.parse("hf://datasets/acme/data"));
         assertEquals("datasets/acme/data", l.repository());
-        assertEquals(URI.create("hf://datasets/acme/data@" + C + "/model.safetensors"), l.checkpoints().get(0).file());
+        assertEquals(Location.parse("hf://datasets/acme/data@" + C + "/model.safetensors"), l.checkpoints().get(0).file());
 
         HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/pr/revision/refs%2Fpr%2F1")).willReturn(aResponse()
                 .withStatus(200).withBody("{\"sha\":\"" + C + "\",\"siblings\":[{\"rfilename\":\"model.safetensors\"}]}")));
-        RepositoryListing pr = repositories.list(URI.create("hf://acme/pr@refs%2Fpr%2F1"));
+        RepositoryListing pr = repositories.list(Location.parse("hf://acme/pr@refs%2Fpr%2F1"));
         assertEquals(C, pr.commit());
     }
 
     @Test
     void aRepositoryWithoutCheckpointsListsNone() throws Exception {
         HUB.listing("acme/empty", List.of("README.md", "pytorch_model.bin"));
-        assertEquals(List.of(), repositories.list(URI.create("hf://acme/empty")).checkpoints());
+        assertEquals(List.of(), repositories.list(Location.parse("hf://acme/empty")).checkpoints());
     }
 
     @Test
     void aMissingRepositoryIsNotFoundAndAGatedOneAccessDenied() {
         NoSuchFileException missing = assertThrows(NoSuchFileException.class,
-                () -> repositories.list(URI.create("hf://acme/absent@v1")));
+                () -> repositories.list(Location.parse("hf://acme/absent@v1")));
         assertEquals(ErrorCode.NOT_FOUND, ErrorCode.of(missing));
         HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/gated/revision/main")).willReturn(aResponse()
                 .withStatus(403)));
         AccessDeniedException gated = assertThrows(AccessDeniedException.class,
-                () -> repositories.list(URI.create("hf://acme/gated")));
+                () -> repositories.list(Location.parse("hf://acme/gated")));
         assertEquals(ErrorCode.ACCESS_DENIED, ErrorCode.of(gated));
     }
 
@@ -138,7 +138,7 @@ class HubRepositoryTest {
             HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/bad/revision/main")).willReturn(aResponse()
                     .withStatus(200).withBody(body)));
             StorageException e = assertThrows(StorageException.class,
-                    () -> repositories.list(URI.create("hf://acme/bad")), body);
+                    () -> repositories.list(Location.parse("hf://acme/bad")), body);
             assertEquals(ErrorCode.SERVER_ERROR, e.code(), body);
         }
     }
@@ -156,7 +156,7 @@ class HubRepositoryTest {
             HUB.hub().stubFor(get(urlPathEqualTo("/api/models/acme/bytes/revision/main")).willReturn(aResponse()
                     .withStatus(200).withBody(body)));
             StorageException e = assertThrows(StorageException.class,
-                    () -> repositories.list(URI.create("hf://acme/bytes")));
+                    () -> repositories.list(Location.parse("hf://acme/bytes")));
             assertEquals(ErrorCode.SERVER_ERROR, e.code(), e.getMessage());
         }
     }
@@ -169,7 +169,7 @@ class HubRepositoryTest {
         }
         HUB.listing("acme/many", files);
         InvalidLocationException e = assertThrows(InvalidLocationException.class,
-                () -> repositories.list(URI.create("hf://acme/many")));
+                () -> repositories.list(Location.parse("hf://acme/many")));
         assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertTrue(e.getMessage().contains(String.valueOf(HubRepository.MAX_LISTING_CHECKPOINTS)), e.getMessage());
         assertEquals(1, HUB.hubRequests().size());
@@ -178,13 +178,13 @@ class HubRepositoryTest {
         files.subList(HubRepository.MAX_LISTING_CHECKPOINTS - 1, files.size()).clear();
         HUB.listing("acme/enough", files);
         assertEquals(HubRepository.MAX_LISTING_CHECKPOINTS - 1,
-                repositories.list(URI.create("hf://acme/enough")).checkpoints().size());
+                repositories.list(Location.parse("hf://acme/enough")).checkpoints().size());
     }
 
     @Test
     void aMalformedLocationIsAnInvalidSourceWithoutARequest() {
         InvalidLocationException e = assertThrows(InvalidLocationException.class,
-                () -> repositories.list(URI.create("hf://gpt2")));
+                () -> repositories.list(Location.parse("hf://gpt2")));
         assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertEquals(0, HUB.hubRequests().size());
     }
@@ -206,7 +206,7 @@ class HubRepositoryTest {
         HUB.listing("acme/single", List.of("model.safetensors"));
         onceUnavailable(get(urlPathEqualTo("/api/models/acme/single/revision/main")), 503);
         ManualTime time = new ManualTime();
-        RepositoryListing l = retrying(time).list(URI.create("hf://acme/single"));
+        RepositoryListing l = retrying(time).list(Location.parse("hf://acme/single"));
         assertEquals(1, l.checkpoints().size());
         assertEquals(2, HUB.hubRequests().size());
         assertEquals(1, l.cost().requests(), "one listing, asked twice");
@@ -220,7 +220,7 @@ class HubRepositoryTest {
                 .willReturn(aResponse().withStatus(502)));
         ManualTime time = new ManualTime();
         StorageException e = assertThrows(StorageException.class,
-                () -> retrying(time).list(URI.create("hf://acme/down")));
+                () -> retrying(time).list(Location.parse("hf://acme/down")));
         assertEquals(ErrorCode.SERVER_ERROR, e.code());
         assertEquals(3, HUB.hubRequests().size());
         assertEquals(2, time.sleeps().size());
@@ -229,7 +229,7 @@ class HubRepositoryTest {
     @Test
     void aMissingRepositoryIsFinalAtOnce() {
         ManualTime time = new ManualTime();
-        assertThrows(NoSuchFileException.class, () -> retrying(time).list(URI.create("hf://acme/absent")));
+        assertThrows(NoSuchFileException.class, () -> retrying(time).list(Location.parse("hf://acme/absent")));
         assertEquals(1, HUB.hubRequests().size());
         assertEquals(List.of(), time.sleeps());
     }
@@ -240,7 +240,7 @@ class HubRepositoryTest {
         HUB.publish("acme/single", "model.safetensors", content);
         onceUnavailable(head(urlPathEqualTo("/acme/single/resolve/main/model.safetensors")), 429);
         ManualTime time = new ManualTime();
-        HubFileMetadata meta = retrying(time).metadata(URI.create("hf://acme/single/model.safetensors"));
+        HubFileMetadata meta = retrying(time).metadata(Location.parse("hf://acme/single/model.safetensors"));
         assertEquals(FakeHub.COMMIT, meta.commit());
         assertEquals(List.of(Duration.ofSeconds(1)), time.sleeps());
     }

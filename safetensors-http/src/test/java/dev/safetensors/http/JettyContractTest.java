@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.testing.AbstractRandomAccessSourceContractTest;
 import org.eclipse.jetty.server.Server;
@@ -9,7 +10,6 @@ import org.eclipse.jetty.util.resource.ResourceFactory;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -53,6 +53,6 @@ class JettyContractTest extends AbstractRandomAccessSourceContractTest {
         String name = "file-" + FILES.incrementAndGet() + ".safetensors";
         Files.write(root.resolve(name), content);
         int port = ((ServerConnector) server.getConnectors()[0]).getLocalPort();
-        return PROVIDER.open(URI.create("http://127.0.0.1:" + port + "/" + name));
+        return PROVIDER.open(Location.parse("http://127.0.0.1:" + port + "/" + name));
     }
 }

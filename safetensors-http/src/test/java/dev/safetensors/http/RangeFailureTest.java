@@ -4,6 +4,7 @@ import com.github.tomakehurst.wiremock.WireMockServer;
 import com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder;
 import com.github.tomakehurst.wiremock.stubbing.Scenario;
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RangeNotHonouredException;
 import dev.safetensors.SourceStatistics;
@@ -73,12 +74,12 @@ class RangeFailureTest {
     private RandomAccessSource scripted(ScriptedAnswer answer, byte[] object) throws IOException {
         URI uri = ranges.publish("/f", object);
         ranges.script(answer);
-        return provider.open(uri);
+        return provider.open(Location.of(uri));
     }
 
     private RandomAccessSource answering(ResponseDefinitionBuilder answer) throws IOException {
         SERVER.stubFor(get(urlPathEqualTo("/f")).willReturn(answer));
-        return provider.open(URI.create(SERVER.baseUrl() + "/f"));
+        return provider.open(Location.parse(SERVER.baseUrl() + "/f"));
     }
 
     private static ResponseDefinitionBuilder partial(String contentRange, int bodyLength) {
@@ -104,7 +105,7 @@ class RangeFailureTest {
     @Test
     void anIgnoredRangeIsAbandonedNotDrained() throws Exception {
         try (ScriptedRangeServer endless = new ScriptedRangeServer();
-             RandomAccessSource s = provider.open(endless.url("/endless"))) {
+             RandomAccessSource s = provider.open(Location.of(endless.url("/endless")))) {
             endless.script(ScriptedAnswer.endless(200, "Content-Length: " + ScriptedRangeServer.TERABYTE));
             assertThrows(RangeNotHonouredException.class, () -> s.read(0, ByteBuffer.allocate(100)));
             // a client that drained the declared terabyte would never hang up: the wait is a guard against a hang
@@ -143,7 +144,7 @@ class RangeFailureTest {
                 .willReturn(partial("bytes 0-9/1000", 10)).willSetStateTo("grown"));
         SERVER.stubFor(get(urlPathEqualTo("/f")).inScenario("total").whenScenarioStateIs("grown")
                 .willReturn(partial("bytes 10-19/2000", 10)));
-        try (RandomAccessSource s = provider.open(URI.create(SERVER.baseUrl() + "/f"))) {
+        try (RandomAccessSource s = provider.open(Location.parse(SERVER.baseUrl() + "/f"))) {
             assertEquals(10, s.read(0, ByteBuffer.allocate(10)));
             assertTrue(rangeFailure(s, 10, 10).contains("size changed from 1000 to 2000"));
         }

@@ -1,5 +1,6 @@
 package dev.safetensors.http;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.testing.AbstractRandomAccessSourceContractTest;
 
@@ -20,6 +21,6 @@ class RangeServerContractTest extends AbstractRandomAccessSourceContractTest {
     @Override
     protected RandomAccessSource open(byte[] content) throws Exception {
         URI object = SharedRangeServer.get().publish("/objects/" + OBJECTS.incrementAndGet(), content);
-        return PROVIDER.open(URI.create(object + "?X-Amz-Signature=secret"));
+        return PROVIDER.open(Location.parse(object + "?X-Amz-Signature=secret"));
     }
 }

@@ -1,6 +1,7 @@
 package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.StorageException;
 import dev.safetensors.fixtures.ScriptedAnswer;
@@ -69,7 +70,7 @@ class ReadTimeoutTest {
     @Test
     void aBodyThatStallsMidwayTimesOutNamingTheSource() throws Exception {
         server.script(ScriptedAnswer.serve().holdAfter(10));
-        try (RandomAccessSource s = provider.open(file)) {
+        try (RandomAccessSource s = provider.open(Location.of(file))) {
             StorageException e = assertTimeoutPreemptively(LIMIT,
                     () -> assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(100))));
             assertEquals(ErrorCode.TIMEOUT, e.code());
@@ -88,7 +89,7 @@ class ReadTimeoutTest {
             server.release();
         });
         server.script(ScriptedAnswer.serve().holdAfter(10));
-        try (RandomAccessSource s = provider.open(file)) {
+        try (RandomAccessSource s = provider.open(Location.of(file))) {
             ByteBuffer dst = ByteBuffer.allocate(100);
             assertEquals(100, assertTimeoutPreemptively(LIMIT, () -> s.read(0, dst)));
             assertArrayEquals(java.util.Arrays.copyOf(OBJECT, 100), dst.array());
@@ -100,7 +101,7 @@ class ReadTimeoutTest {
     @Test
     void aRedirectWhoseBodyNeverComesIsStillFollowed() throws Exception {
         server.script(ScriptedAnswer.status(302, "Location: /file").declaring(50).holdAfter(0));
-        try (RandomAccessSource s = provider.open(server.url("/stall-redirect"))) {
+        try (RandomAccessSource s = provider.open(Location.of(server.url("/stall-redirect")))) {
             ByteBuffer dst = ByteBuffer.allocate(100);
             int n = assertTimeoutPreemptively(LIMIT, () -> s.read(0, dst));
             assertEquals(100, n);
@@ -113,7 +114,7 @@ class ReadTimeoutTest {
     @Test
     void anErrorWhoseBodyNeverComesFails() throws Exception {
         server.script(ScriptedAnswer.status(404, "Content-Type: text/plain").declaring(30).holdAfter(0));
-        try (RandomAccessSource s = provider.open(server.url("/stall-404"))) {
+        try (RandomAccessSource s = provider.open(Location.of(server.url("/stall-404")))) {
             assertTimeoutPreemptively(LIMIT,
                     () -> assertThrows(NoSuchFileException.class, () -> s.read(0, ByteBuffer.allocate(100))));
         }
@@ -121,7 +122,7 @@ class ReadTimeoutTest {
 
     @Test
     void timeTheCallerSpendsBetweenReadsDoesNotCount() throws Exception {
-        try (RandomAccessSource s = provider.open(file);
+        try (RandomAccessSource s = provider.open(Location.of(file));
              ReadableByteChannel range = s.openRange(0, 100)) {
             ByteBuffer dst = ByteBuffer.allocate(100);
             dst.limit(10);
@@ -144,7 +145,7 @@ class ReadTimeoutTest {
         // stay queued, and no read can time out however loaded the machine is
         try (HttpSourceProvider system = new HttpSourceProvider(HttpSettings.builder()
                 .readTimeout(Duration.ofMinutes(10)).maxRetries(0).build());
-             RandomAccessSource s = system.open(file)) {
+             RandomAccessSource s = system.open(Location.of(file))) {
             for (int i = 0; i < 50; i++) {
                 assertEquals(100, s.read(i * 10L, ByteBuffer.allocate(100)));
             }

@@ -1,6 +1,7 @@
 package dev.safetensors.http;
 
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
@@ -18,7 +19,6 @@ import java.io.IOException;
 import java.net.ConnectException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
-import java.net.URI;
 import java.net.http.HttpTimeoutException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -57,7 +57,7 @@ class RetryAndRedirectTest {
 
     /** Opens {@code path}, where the object is published: each test's scripted answers come first. */
     private RandomAccessSource open(String path) throws IOException {
-        return new HttpSourceProvider(settings.build()).open(SERVER.publish(path, OBJECT));
+        return new HttpSourceProvider(settings.build()).open(Location.of(SERVER.publish(path, OBJECT)));
     }
 
     private int requests() {
@@ -128,7 +128,7 @@ class RetryAndRedirectTest {
         }
         settings.maxRetries(2);
         try (RandomAccessSource s = new HttpSourceProvider(settings.build())
-                .open(URI.create("http://127.0.0.1:" + closedPort + "/x"))) {
+                .open(Location.parse("http://127.0.0.1:" + closedPort + "/x"))) {
             StorageException e = assertThrows(StorageException.class, () -> s.read(0, ByteBuffer.allocate(10)));
             assertEquals(ErrorCode.NETWORK, e.code());
             assertTrue(e.getMessage().contains("failed after 3 attempts"), e.getMessage());

@@ -6,6 +6,7 @@ import dev.safetensors.Location;
 import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.BucketListing;
 import dev.safetensors.spi.RemotePolicy;
+import dev.safetensors.spi.RetriedRequest;
 import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
@@ -48,7 +49,7 @@ final class S3PrefixListing extends BucketListing {
     }
 
     @Override
-    protected Page fetch(String token) throws IOException {
+    protected RetriedRequest.Outcome<Page> fetch(String token) throws IOException {
         BucketPrefix at = at();
         ListObjectsV2Request.Builder request = ListObjectsV2Request.builder().bucket(at.bucket()).prefix(at.prefix())
                 .maxKeys(pageSize()).continuationToken(token);
@@ -62,7 +63,7 @@ final class S3PrefixListing extends BucketListing {
         try {
             response = client.listObjectsV2(request.build());
         } catch (SdkServiceException e) {
-            throw statusFailure(e.statusCode(), retryAfter(e), e);
+            return answered(e.statusCode(), retryAfter(e), e);
         } catch (SdkClientException e) {
             throw SdkFailureTranslator.noAnswer(name(), "ListObjectsV2", e, asked.endpoint());
         }
@@ -89,7 +90,7 @@ final class S3PrefixListing extends BucketListing {
         if (truncated && (next == null || next.isEmpty())) {
             throw invalid("a truncated page carries no continuation token");
         }
-        return new Page(entries, truncated ? next : null);
+        return RetriedRequest.Outcome.answer(new Page(entries, truncated ? next : null));
     }
 
     /**

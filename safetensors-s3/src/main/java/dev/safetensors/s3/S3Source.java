@@ -18,8 +18,6 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.GetObjectResponse;
 
 import java.io.IOException;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -90,17 +88,15 @@ public final class S3Source extends AbstractRangedSource<S3Version> {
     }
 
     /**
-     * @return {@code etag} and {@code version} of the pinned object once an answer was seen; the requested
-     *         {@code version} before that
+     * @return the ETag and version id of the pinned object once an answer was seen; the requested version id before
+     *         that
      */
     @Override
-    public Map<String, String> attributes() {
+    public SourceIdentity identity() {
         S3Version known = version();
-        Map<String, String> attributes = new HashMap<>(known == null ? Map.of() : known.attributes());
-        if (location.versionId() != null) {
-            attributes.putIfAbsent(SourceIdentity.VERSION, location.versionId());
-        }
-        return Map.copyOf(attributes);
+        String etag = known == null ? null : known.etag();
+        String versionId = known != null && known.versionId() != null ? known.versionId() : location.versionId();
+        return new SourceIdentity(etag, versionId, null, null, null);
     }
 
     @Override

@@ -13,7 +13,6 @@ import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.IOException;
-import java.net.URI;
 import java.util.Objects;
 
 /**
@@ -68,21 +67,21 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
     }
 
     @Override
-    public boolean supports(URI uri) {
-        return "s3".equalsIgnoreCase(uri.getScheme());
+    public boolean supports(Location location) {
+        return location.scheme().equals("s3");
     }
 
     /**
-     * @throws IOException an {@link InvalidLocationException} ({@link ErrorCode#INVALID_SOURCE}) if the URI is not an
-     *                     {@code s3://bucket/key} URI; a {@link StorageException} if no client can be configured
+     * @throws IOException an {@link InvalidLocationException} ({@link ErrorCode#INVALID_SOURCE}) if the location is not
+     *                     an {@code s3://bucket/key} URI; a {@link StorageException} if no client can be configured
      *                     (for example because no region is set); the object itself is first read on the first
      *                     request
      */
     @Override
-    public RandomAccessSource open(URI uri) throws IOException {
+    public RandomAccessSource open(Location at) throws IOException {
         S3Location location;
         try {
-            location = S3Location.parse(uri);
+            location = S3Location.parse(at.requireUri());
         } catch (IllegalArgumentException e) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, e.getMessage());
         }

@@ -1,11 +1,8 @@
 package dev.safetensors.s3;
 
-import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.spi.SourceNames;
 
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * Which object a source reads: the ETag the first answer reported (sent as {@code If-Match} on every later request)
@@ -34,18 +31,6 @@ record S3Version(String etag, String versionId) {
         }
         S3Version next = new S3Version(etag != null ? etag : seenEtag, versionId != null ? versionId : seenVersion);
         return next.equals(this) ? this : next;
-    }
-
-    /** @return the {@code etag} and {@code version} attributes a source reports */
-    Map<String, String> attributes() {
-        Map<String, String> attributes = new HashMap<>();
-        if (etag != null) {
-            attributes.put(SourceIdentity.ETAG, etag);
-        }
-        if (versionId != null) {
-            attributes.put(SourceIdentity.VERSION, versionId);
-        }
-        return Map.copyOf(attributes);
     }
 
     @Override

@@ -70,7 +70,7 @@ class S3PrefixCostTest {
                     long listed = counting.sent.get();
                     while (listing.hasNext()) {
                         ListEntry e = listing.next();
-                        try (RandomAccessSource source = provider.open(e.location().uri().orElseThrow())) {
+                        try (RandomAccessSource source = provider.open(Location.of(e.location().uri().orElseThrow()))) {
                             first.clear();
                             source.read(0, first);
                             assertEquals(e.size(), first.position(), "the whole tiny object in one read");

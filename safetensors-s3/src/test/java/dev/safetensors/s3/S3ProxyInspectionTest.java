@@ -1,5 +1,6 @@
 package dev.safetensors.s3;
 
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceStatistics;
@@ -36,7 +37,7 @@ class S3ProxyInspectionTest {
         int dataBytes = 300_000;
         byte[] file = SampleCheckpoint.file(headerBytes, dataBytes);
         s3.put("small-header.safetensors", file);
-        try (RandomAccessSource source = provider.open(URI.create("s3://checkpoints/small-header.safetensors"))) {
+        try (RandomAccessSource source = provider.open(Location.parse("s3://checkpoints/small-header.safetensors"))) {
             byte[] header = HeaderPrefixRead.header(source);
             assertArrayEquals(Arrays.copyOfRange(file, 8, 8 + headerBytes), header);
             assertEquals(new SourceStatistics(1, HeaderPrefixRead.PREFETCH_BYTES, 1), source.statistics());
@@ -60,7 +61,7 @@ class S3ProxyInspectionTest {
         int headerBytes = 2_000_000;
         byte[] file = SampleCheckpoint.file(headerBytes, 1000);
         s3.put("large-header.safetensors", file);
-        try (RandomAccessSource source = provider.open(URI.create("s3://checkpoints/large-header.safetensors"))) {
+        try (RandomAccessSource source = provider.open(Location.parse("s3://checkpoints/large-header.safetensors"))) {
             byte[] header = HeaderPrefixRead.header(source);
             assertArrayEquals(Arrays.copyOfRange(file, 8, 8 + headerBytes), header);
             assertEquals(new SourceStatistics(2, 8 + headerBytes, 2), source.statistics());
@@ -70,7 +71,7 @@ class S3ProxyInspectionTest {
     @Test
     void anObjectOverwrittenBetweenReadsIsASourceChange() throws Exception {
         s3.put("changing.safetensors", SampleCheckpoint.file(64, 1000));
-        try (RandomAccessSource source = provider.open(URI.create("s3://checkpoints/changing.safetensors"))) {
+        try (RandomAccessSource source = provider.open(Location.parse("s3://checkpoints/changing.safetensors"))) {
             source.readFully(0, ByteBuffer.allocate(100));
             s3.put("changing.safetensors", SampleCheckpoint.file(64, 2000));
             assertThrows(SourceChangedException.class, () -> source.readFully(100, ByteBuffer.allocate(100)));
@@ -79,8 +80,8 @@ class S3ProxyInspectionTest {
 
     @Test
     void aMissingObjectOrBucketIsNoSuchFile() throws Exception {
-        try (RandomAccessSource key = provider.open(URI.create("s3://checkpoints/absent.safetensors"));
-             RandomAccessSource bucket = provider.open(URI.create("s3://no-such-bucket/m.safetensors"))) {
+        try (RandomAccessSource key = provider.open(Location.parse("s3://checkpoints/absent.safetensors"));
+             RandomAccessSource bucket = provider.open(Location.parse("s3://no-such-bucket/m.safetensors"))) {
             assertEquals("s3://checkpoints/absent.safetensors",
                     assertThrows(NoSuchFileException.class, () -> key.read(0, ByteBuffer.allocate(8))).getFile());
             assertThrows(NoSuchFileException.class, () -> bucket.read(0, ByteBuffer.allocate(8)));

@@ -2,6 +2,7 @@ package dev.safetensors.s3;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import org.junit.jupiter.api.Test;
 
@@ -21,11 +22,11 @@ class S3SourceProviderTest {
     @Test
     void supportsTheS3SchemeOnly() {
         S3SourceProvider provider = new S3SourceProvider();
-        assertTrue(provider.supports(URI.create("s3://b/k")));
-        assertTrue(provider.supports(URI.create("S3://b/k")));
-        assertFalse(provider.supports(URI.create("gs://b/k")));
-        assertFalse(provider.supports(URI.create("https://b.s3.amazonaws.com/k")));
-        assertFalse(provider.supports(URI.create("/local/file")));
+        assertTrue(provider.supports(Location.parse("s3://b/k")));
+        assertTrue(provider.supports(Location.parse("S3://b/k")));
+        assertFalse(provider.supports(Location.parse("gs://b/k")));
+        assertFalse(provider.supports(Location.parse("https://b.s3.amazonaws.com/k")));
+        assertFalse(provider.supports(Location.parse("/local/file")));
     }
 
     @Test
@@ -34,7 +35,7 @@ class S3SourceProviderTest {
             for (String uri : new String[] {"s3://bucket-only", "s3://bucket/", "s3://user@bucket/k",
                     "s3://bucket/k?other=1"}) {
                 InvalidLocationException e = assertThrows(InvalidLocationException.class,
-                        () -> provider.open(URI.create(uri)), uri);
+                        () -> provider.open(Location.parse(uri)), uri);
                 assertEquals(ErrorCode.INVALID_SOURCE, e.code(), uri);
             }
         }
@@ -46,7 +47,7 @@ class S3SourceProviderTest {
             byte[] content = SampleCheckpoint.file(64, 100);
             s3.put("dir/m.safetensors", StoredObject.of(content, "\"e\""));
             try (RandomAccessSource source = new S3SourceProvider(s3.client)
-                    .open(URI.create("s3://models/dir/m.safetensors"))) {
+                    .open(Location.parse("s3://models/dir/m.safetensors"))) {
                 assertInstanceOf(S3Source.class, source);
                 ByteBuffer dst = ByteBuffer.allocate(content.length);
                 source.readFully(0, dst);
@@ -64,7 +65,7 @@ class S3SourceProviderTest {
             s3.put("k", StoredObject.of(new byte[10], "\"e\""));
             S3ClientOptions options = S3ClientOptions.DEFAULT
                     .withEndpoint(URI.create("http://127.0.0.1:" + s3.server.port())).withPathStyle(true);
-            try (RandomAccessSource source = new S3SourceProvider(options).open(URI.create("s3://models/k"))) {
+            try (RandomAccessSource source = new S3SourceProvider(options).open(Location.parse("s3://models/k"))) {
                 assertEquals(10, source.size());
             }
             String authorization = s3.requests().get(0).getHeader("Authorization");
@@ -79,7 +80,7 @@ class S3SourceProviderTest {
             try (S3SourceProvider provider = new S3SourceProvider(S3ClientOptions.DEFAULT.withEndpoint(
                     URI.create(endpoint)))) {
                 dev.safetensors.StorageException e = assertThrows(dev.safetensors.StorageException.class,
-                        () -> provider.open(URI.create("s3://models/m.safetensors")));
+                        () -> provider.open(Location.parse("s3://models/m.safetensors")));
                 assertEquals(ErrorCode.INVALID_ENDPOINT, e.code());
                 java.io.StringWriter all = new java.io.StringWriter();
                 e.printStackTrace(new java.io.PrintWriter(all));

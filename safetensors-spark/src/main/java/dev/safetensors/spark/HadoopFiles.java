@@ -65,7 +65,7 @@ final class HadoopFiles {
                 || OURS.contains(uri.getScheme().toLowerCase(java.util.Locale.ROOT))) {
             return false;
         }
-        return Sources.registry().providers().stream().noneMatch(p -> p.supports(uri));
+        return Sources.registry().providers().stream().noneMatch(p -> p.supports(dev.safetensors.Location.of(uri)));
     }
 
     /**

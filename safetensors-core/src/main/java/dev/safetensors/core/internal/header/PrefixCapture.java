@@ -1,13 +1,13 @@
 package dev.safetensors.core.internal.header;
 
 import dev.safetensors.RandomAccessSource;
+import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceStatistics;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.util.Arrays;
-import java.util.Map;
 import dev.safetensors.core.SafetensorsFile;
 
 /**
@@ -79,8 +79,8 @@ public final class PrefixCapture implements RandomAccessSource {
     }
 
     @Override
-    public Map<String, String> attributes() {
-        return source.attributes();
+    public SourceIdentity identity() {
+        return source.identity();
     }
 
     @Override
