@@ -116,7 +116,7 @@ final class CheckRun {
                       Function<TargetStream, List<SourceResult>> closing) {
         boolean many = selection.readsList(sources);
         TargetStream targets = new TargetStream(selection.locations(sources, System.in), selection, opener,
-                limits);
+                limits).warnings(w -> output.error("warning: " + w, null));
         RunSummary summary = new RunSummary();
         Status worst;
         try (ProgressBar bar = output.startProgress(0, ProgressBar.Unit.SOURCES)) {
@@ -153,6 +153,7 @@ final class CheckRun {
             return Status.ERROR.exitCode();
         }
         if (many || targets.listedAny()) {
+            summary.skippedPrefixes(targets.skippedPrefixes());
             summary.print(err, targets.listingRequests(), targets.notFollowed(), targets.firstNotFollowed());
         }
         return worst.exitCode();

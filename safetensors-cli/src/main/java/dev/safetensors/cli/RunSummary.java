@@ -7,13 +7,16 @@ import java.util.Map;
 /**
  * Counts results per status as they stream by, and prints the closing line on stderr:
  * {@code safetensors: 5000 results: 4998 ok, 1 invalid, 1 error; listing: 5 requests}, and what a recursive walk
- * did not follow ({@code ; not followed: 2 links to a folder or loop (models/latest, ...)}). Only results on files and
+ * did not follow ({@code ; not followed: 2 links to a folder or loop (models/latest, ...)}), and the subfolders and
+ * prefixes a one-level listing did not enter ({@code ; not entered: 3 subfolders or prefixes (--recursive lists
+ * them)}). Only results on files and
  * shards are counted (a checkpoint's aggregate line repeats its shards' verdicts). Not thread-safe: fed on the
  * thread that prints results.
  */
 final class RunSummary {
     private final Map<Status, Long> counts = new EnumMap<>(Status.class);
     private long total;
+    private long skippedPrefixes;
 
     /** @param r a result just printed */
     void count(SourceResult r) {
@@ -22,6 +25,16 @@ final class RunSummary {
         }
         counts.merge(r.status(), 1L, Long::sum);
         total++;
+    }
+
+    /** @param n the subfolders and prefixes one-level listings did not enter */
+    void skippedPrefixes(long n) {
+        skippedPrefixes = n;
+    }
+
+    /** @return the subfolders and prefixes one-level listings did not enter ({@code skipped_prefixes} in JSON) */
+    long skippedPrefixes() {
+        return skippedPrefixes;
     }
 
     /** @return how many results were counted */
@@ -56,6 +69,11 @@ final class RunSummary {
             line.append("; not followed: ").append(notFollowed).append(notFollowed == 1 ? " link" : " links")
                     .append(" to a folder or loop (").append(Sanitized.line(String.valueOf(first), 200))
                     .append(notFollowed == 1 ? ")" : ", ...)");
+        }
+        if (skippedPrefixes > 0) {
+            // a one-level listing is what was asked, but what it did not enter was not checked either
+            line.append("; not entered: ").append(skippedPrefixes).append(skippedPrefixes == 1
+                    ? " subfolder or prefix" : " subfolders or prefixes").append(" (--recursive lists them)");
         }
         err.println(line);
         err.flush();

@@ -26,6 +26,7 @@ public final class PrefixSelection implements AutoCloseable {
     private final List<NameGlob> include;
     private final List<NameGlob> exclude;
     private ListEntry pending;
+    private long skippedFolders;
 
     private PrefixSelection(Listing listing, List<NameGlob> include, List<NameGlob> exclude) {
         this.listing = listing;
@@ -89,6 +90,8 @@ public final class PrefixSelection implements AutoCloseable {
             String name = name(e.location());
             if ((unwalked(e) || NameGlob.any(include, name)) && !NameGlob.any(exclude, name)) {
                 pending = e;
+            } else if (e.kind() == ListEntry.Kind.FOLDER) {
+                skippedFolders++;
             }
         }
         return pending != null;
@@ -106,6 +109,14 @@ public final class PrefixSelection implements AutoCloseable {
         ListEntry e = pending;
         pending = null;
         return e;
+    }
+
+    /**
+     * @return the subfolders and common prefixes the selection dropped so far: in a one-level listing, those it did
+     *         not enter (a recursive walk enters them all the same)
+     */
+    public long skippedFolders() {
+        return skippedFolders;
     }
 
     /** @return the requests the listing spent so far */
