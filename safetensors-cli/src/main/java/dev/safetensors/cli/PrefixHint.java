@@ -14,7 +14,9 @@ import java.net.URI;
  * {@code validate s3://bucket/ckpt} names no object, but {@code s3://bucket/ckpt/} holds a checkpoint, so the
  * {@code NOT_FOUND} message adds "did you mean s3://bucket/ckpt/?". Finding out costs one listing request of at most
  * {@value #PAGE} entries, spent only on that failure and counted in the result's requests; a listing that fails or
- * holds nothing adds nothing.
+ * holds nothing adds nothing. A name that ends as a file does ({@code .safetensors}, {@code .safetensors.index.json})
+ * names a file that is gone, not a prefix, and costs nothing more (a manifest's missing entries stay one request
+ * each).
  */
 final class PrefixHint {
     /** The entries the one listing request asks for: a directory marker ({@code ckpt/} itself) and one more. */
@@ -57,9 +59,13 @@ final class PrefixHint {
         }
     }
 
-    /** A remote location of a listable store, not a Hub repository, with no query, fragment or trailing slash. */
+    /**
+     * A remote location of a listable store, not a Hub repository, with no query, fragment or trailing slash, whose
+     * name is not a file's.
+     */
     private static boolean applies(Location location) {
-        if (location.isLocal() || location.scheme().equals("hf") || location.text().endsWith("/")) {
+        if (location.isLocal() || location.scheme().equals("hf") || location.text().endsWith("/")
+                || location.fileName().endsWith(Location.FILE_SUFFIX) || location.isIndex()) {
             return false;
         }
         URI uri = location.uri().orElse(null);

@@ -61,6 +61,9 @@ class PrefixHintS3Test {
         // the failed read and the one listing request that looked for a prefix, found or not, both counted
         assertEquals(2, line.get("requests").asLong(), run.describe());
         assertEquals(2, plain.get("requests").asLong(), missing.describe());
+        // a file's name names a file that is gone: no listing is spent on it
+        Cli.Run gone = validate(3, "--json", "s3://hints/ckpt/gone.safetensors");
+        assertEquals(1, gone.json().get(0).get("requests").asLong(), gone.describe());
 
         Cli.Run text = validate(3, "s3://hints/ckpt");
         assertTrue(text.stderr().contains("did you mean s3://hints/ckpt/?"), text.describe());
