@@ -67,7 +67,7 @@ final class TargetStream implements Iterator<Target> {
     private long notFollowed;
     private String firstNotFollowed;
     private long skippedPrefixes;
-    /** The shards of the indexes expanded this run, oldest first, by {@link #key(Location)}. */
+    /** The shards of the indexes expanded this run, oldest first, by {@link Target#key(Location)}. */
     private final Set<String> checkedShards = new LinkedHashSet<>();
     private Consumer<String> warnings = w -> { };
 
@@ -168,7 +168,7 @@ final class TargetStream implements Iterator<Target> {
     private void start(String text) {
         dev.safetensors.Location where = dev.safetensors.Location.parse(text);
         if (!isPrefix(where)) {
-            if (!checkedShards.contains(key(where))) {
+            if (!checkedShards.contains(Target.key(where))) {
                 addExpanded(text);
             }
             return;
@@ -217,7 +217,7 @@ final class TargetStream implements Iterator<Target> {
                     unwalked(entry);
                 } else if (entry.isFile() && name.endsWith(Location.INDEX_SUFFIX)) {
                     addExpanded(text);
-                } else if (claimed.remove(text) || checkedShards.contains(key(entry.location()))) {
+                } else if (claimed.remove(text) || checkedShards.contains(Target.key(entry.location()))) {
                     return; // checked under its index
                 } else if (entry.isFile() && SHARD_NAME.matcher(name).matches()) {
                     waiting.put(text, Target.File.of(Location.parse(text)));
@@ -306,7 +306,7 @@ final class TargetStream implements Iterator<Target> {
         String excluded = null;
         int matched = 0;
         for (Target.File shard : c.shards()) {
-            if (checkedShards.add(key(shard.location())) && checkedShards.size() > base.maxHeldBack()) {
+            if (checkedShards.add(Target.key(shard.location())) && checkedShards.size() > base.maxHeldBack()) {
                 Iterator<String> oldest = checkedShards.iterator();
                 oldest.next();
                 oldest.remove();
@@ -323,17 +323,5 @@ final class TargetStream implements Iterator<Target> {
                     + " an index is one checkpoint and its shards are checked whole (to skip the checkpoint,"
                     + " exclude its index)");
         }
-    }
-
-    /** The spelling two mentions of one file share: the absolute normalized path locally, else the text. */
-    private static String key(Location location) {
-        if (location.isLocal()) {
-            try {
-                return location.path().toAbsolutePath().normalize().toString();
-            } catch (RuntimeException e) {
-                // not a path this platform can spell: compared as written
-            }
-        }
-        return location.text();
     }
 }
