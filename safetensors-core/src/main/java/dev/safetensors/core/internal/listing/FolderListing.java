@@ -73,7 +73,7 @@ public final class FolderListing implements Listing {
     private record Level(Iterator<Path> names, ListEntry.Kind failed, Object key, Path real) {
     }
 
-    /** A name read from a folder with the key it sorts by. */
+    /** A name read from a folder with the key it sorts by: the name, with a {@code /} after a subfolder's. */
     private record Named(Path path, String key) {
     }
 
@@ -132,19 +132,41 @@ public final class FolderListing implements Listing {
                     break;
                 }
                 Path p = it.next();
-                String name = String.valueOf(p.getFileName());
-                names.add(new Named(p, Files.isDirectory(p) ? name + "/" : name));
+                names.add(new Named(p, String.valueOf(p.getFileName())));
             }
         } catch (DirectoryIteratorException e) {
             failed = e.getCause() instanceof AccessDeniedException ? ListEntry.Kind.DENIED : ListEntry.Kind.UNREADABLE;
         }
         names.sort((a, b) -> byCodePoint(a.key(), b.key()));
+        if (subfoldersMove(names)) {
+            names.sort((a, b) -> byCodePoint(a.key(), b.key()));
+        }
         List<Path> sorted = new ArrayList<>(names.size());
         for (Named n : names) {
             sorted.add(n.path());
         }
         held += sorted.size();
         stack.push(new Level(sorted.iterator(), failed, key, real));
+    }
+
+    /**
+     * Gives the subfolders whose place a {@code /} changes the key {@code NAME/}: only a name that the next one
+     * (sorted by name) starts with can move ({@code a} before {@code a-b}, but {@code a/} after it), so only those
+     * cost a look at the file system, not every name.
+     *
+     * @param names a folder's names, sorted by name; changed in place
+     * @return whether a key changed, so the names must be sorted again
+     */
+    private static boolean subfoldersMove(List<Named> names) {
+        boolean moved = false;
+        for (int i = 0; i + 1 < names.size(); i++) {
+            Named n = names.get(i);
+            if (names.get(i + 1).key().startsWith(n.key()) && Files.isDirectory(n.path())) {
+                names.set(i, new Named(n.path(), n.key() + "/"));
+                moved = true;
+            }
+        }
+        return moved;
     }
 
     /** Compares as UTF-8 bytes do: by code point, where {@link String#compareTo} would put U+E000..U+FFFF last. */
