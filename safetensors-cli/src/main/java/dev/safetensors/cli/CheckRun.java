@@ -116,7 +116,7 @@ final class CheckRun {
                       Function<TargetStream, List<SourceResult>> closing) {
         boolean many = selection.readsList(sources);
         TargetStream targets = new TargetStream(selection.locations(sources, System.in), selection, opener,
-                limits);
+                limits).warnings(w -> output.error("warning: " + w, null));
         RunSummary summary = new RunSummary();
         Status worst;
         try (ProgressBar bar = output.startProgress(0, ProgressBar.Unit.SOURCES)) {
@@ -156,6 +156,7 @@ final class CheckRun {
         if (many || targets.listedAny()) {
             // on stderr in both modes: under --json the summary object closes stdout as well
             summary.listed(targets.listingRequests(), targets.notFollowed(), targets.firstNotFollowed());
+            summary.skippedPrefixes(targets.skippedPrefixes());
             summary.print(err);
         }
         return worst.exitCode();

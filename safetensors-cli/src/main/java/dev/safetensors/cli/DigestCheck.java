@@ -11,7 +11,9 @@ import java.util.function.Function;
 /**
  * The checks of {@code verify} and {@code manifest}: the header checks, then the size, then the SHA-256 of the whole
  * object streamed once. Every check runs even after an earlier one failed (a truncated download shows a broken
- * layout, a wrong size and a wrong digest), except that nothing more is read once the source itself fails.
+ * layout, a wrong size and a wrong digest), except that nothing more is read once the source itself fails. An index
+ * file ({@code *.safetensors.index.json}, examined as a file of its own by {@code manifest} and {@code verify}) has
+ * no safetensors header: it gets the size and SHA-256 checks only (its content is checked when it is expanded).
  *
  * <p>{@code manifest} without {@code --compute} does not stream an object whose server already reported its
  * SHA-256 (the Hub's {@code X-Linked-Etag} of an LFS file): the manifest records that digest, labelled as reported.
@@ -44,20 +46,24 @@ final class DigestCheck implements FileCheck {
         SourceResult.Builder result = HeaderCheck.start(file);
         try (RandomAccessSource source = opener.open(file.location())) {
             try {
-                examine(source, result, expected.apply(file));
+                examine(file, source, result, expected.apply(file));
             } finally {
                 HeaderCheck.finish(source, result);
             }
         } catch (IOException | RuntimeException e) {
             result.fail(Failure.from(e, file.location().display()));
         }
+        PrefixHint.add(result, file, opener);
         return result.build();
     }
 
-    private void examine(RandomAccessSource source, SourceResult.Builder result, Expected want) throws IOException {
-        HeaderCheck.validate(source, result, limits);
-        if (result.status() == Status.ERROR) {
-            return;
+    private void examine(Target.File file, RandomAccessSource source, SourceResult.Builder result, Expected want)
+            throws IOException {
+        if (!file.location().isIndex()) {
+            HeaderCheck.validate(source, result, limits);
+            if (result.status() == Status.ERROR) {
+                return;
+            }
         }
         long size = source.size();
         result.fileBytes(size);

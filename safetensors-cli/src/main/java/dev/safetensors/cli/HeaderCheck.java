@@ -37,6 +37,7 @@ final class HeaderCheck implements FileCheck {
         } catch (IOException | RuntimeException e) {
             result.fail(Failure.from(e, file.location().display()));
         }
+        PrefixHint.add(result, file, opener);
         return result.build();
     }
 

@@ -58,7 +58,7 @@ final class InspectCommand implements Subcommand {
                 + " to inspect (e.g. transformer, unet, text_encoder); the root is \"\".",
                 v -> folder = v));
         spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "A file (a local path, or an s3, gs,"
-                + " https or hf URL), a *.safetensors.index.json, or a Hub repository"
+                + " az, abfss, https or hf URL), a *.safetensors.index.json, or a Hub repository"
                 + " hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER], a folder or prefix ending in /, or -"
                 + " for one location a line on standard input.",
                 v -> sources.add(v)));

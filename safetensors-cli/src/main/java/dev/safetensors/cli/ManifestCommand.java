@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import java.io.OutputStream;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
@@ -33,8 +34,9 @@ final class ManifestCommand implements Subcommand {
         CommandSpec spec = new CommandSpec("manifest", List.of("Write a manifest (JSON, on stdout) of every file:"
                 + " source, size, SHA-256, and the repository,"
                 + " resolved revision, ETag or version where the source knows them. Sharded checkpoints and Hub"
-                + " repositories are expanded into their shards. Each file passes the header checks first; files"
-                + " that do not are reported on stderr and left out.",
+                + " repositories are expanded into their shards, and each index file is recorded too (its size and"
+                + " digest; verify --manifest compares it like any file). Each shard passes the header checks"
+                + " first; files that do not are reported on stderr and left out.",
                 "The SHA-256 is computed locally by streaming each file once, except for Hub files whose digest the"
                         + " Hub reports (X-Linked-Etag): that digest is recorded as reported_sha256, labelled as"
                         + " not computed here, unless --compute is given.",
@@ -69,7 +71,11 @@ final class ManifestCommand implements Subcommand {
         int code;
         try (ProgressBar bar = problems.startProgress(0, ProgressBar.Unit.BYTES)) {
             FileCheck check = new DigestCheck(opener, common.limits(), f -> Expected.NOTHING, !compute, bar);
-            code = CheckRun.stream(sources, selection, opener, common.limits(), files, Output.quiet(), err, check, r -> {
+            // no bar of sources beside the bar of bytes, but warnings and errors about the list still reach stderr
+            Output listing = new Output(new PrintStream(OutputStream.nullOutputStream()), err, false, common.debug,
+                    true);
+            selection.indexFiles = true;
+            code = CheckRun.stream(sources, selection, opener, common.limits(), files, listing, err, check, r -> {
                 if (r.status() != Status.VALID) {
                     problems.result(r, false, TextFormatter::statusLine);
                 } else if (r.kind() != SourceResult.Kind.CHECKPOINT) {

@@ -41,16 +41,16 @@ final class ManifestMatch implements FileCheck {
      */
     ManifestMatch(List<ManifestEntry> manifest, SourceArguments selection, SourceOpener opener, Limits limits) {
         for (ManifestEntry e : manifest) {
-            entries.putIfAbsent(key(Location.parse(e.source())), e);
+            entries.putIfAbsent(Target.key(Location.parse(e.source())), e);
         }
         this.selection = selection;
-        this.verify = new DigestCheck(opener, limits, f -> entries.get(key(f.location())).expected(), false,
+        this.verify = new DigestCheck(opener, limits, f -> entries.get(Target.key(f.location())).expected(), false,
                 ProgressBar.disabled());
     }
 
     @Override
     public SourceResult check(Target.File file) {
-        String key = key(file.location());
+        String key = Target.key(file.location());
         if (!entries.containsKey(key)) {
             return HeaderCheck.start(file).fail(Failure.of(Status.INVALID, NOT_IN_MANIFEST, "the manifest has no"
                     + " entry for this file (added since it was made, or the manifest records other locations)",
@@ -103,12 +103,6 @@ final class ManifestMatch implements FileCheck {
         String p = prefix.display().endsWith("/") ? prefix.display() : prefix.display() + "/";
         String f = file.display();
         return f.startsWith(p) && f.length() > p.length() && (selection.recursive || f.indexOf('/', p.length()) < 0);
-    }
-
-    /** The spelling two locations of one file share: the absolute normalized path locally, else as displayed. */
-    private static String key(Location location) {
-        Path path = location.isLocal() ? absolute(location) : null;
-        return path != null ? path.toString() : location.display();
     }
 
     private static Path absolute(Location location) {

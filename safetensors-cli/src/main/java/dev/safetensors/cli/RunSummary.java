@@ -6,11 +6,12 @@ import java.util.Map;
 
 /**
  * Counts results per status as they stream by, and closes the run: in text on stderr,
- * {@code safetensors: 5000 results: 4998 valid, 1 invalid, 1 error; listing: 5 requests}, and what a recursive walk
- * did not follow ({@code ; not followed: 2 links to a folder or loop (models/latest, ...)}); under {@code --json} as
- * the last object on stdout ({@link #json}). Only results on files and shards are counted, and a checkpoint's line
- * when it is not valid or has no shard lines of its own (a sharded checkpoint's valid line repeats its shards'
- * verdicts). Not thread-safe: fed on the thread that prints results.
+ * {@code safetensors: 5000 results: 4998 valid, 1 invalid, 1 error; listing: 5 requests}, what a recursive walk
+ * did not follow ({@code ; not followed: 2 links to a folder or loop (models/latest, ...)}) and the subfolders and
+ * prefixes a one-level listing did not enter ({@code ; not entered: 3 subfolders or prefixes (--recursive lists
+ * them)}); under {@code --json} as the last object on stdout ({@link #json}). Only results on files and shards are
+ * counted, and a checkpoint's line when it is not valid or has no shard lines of its own (a sharded checkpoint's
+ * valid line repeats its shards' verdicts). Not thread-safe: fed on the thread that prints results.
  */
 final class RunSummary {
     private final Map<Status, Long> counts = new EnumMap<>(Status.class);
@@ -19,6 +20,7 @@ final class RunSummary {
     private long listingRequests;
     private long notFollowed;
     private String firstNotFollowed;
+    private long skippedPrefixes;
 
     /** @param r a result just printed */
     void count(SourceResult r) {
@@ -44,6 +46,16 @@ final class RunSummary {
         if (firstNotFollowed == null) {
             firstNotFollowed = first;
         }
+    }
+
+    /** @param n the subfolders and prefixes one-level listings did not enter */
+    void skippedPrefixes(long n) {
+        skippedPrefixes = n;
+    }
+
+    /** @return the subfolders and prefixes one-level listings did not enter ({@code skipped_prefixes} in JSON) */
+    long skippedPrefixes() {
+        return skippedPrefixes;
     }
 
     /** @return how many results were counted */
@@ -75,6 +87,11 @@ final class RunSummary {
                     .append(" to a folder or loop (").append(Sanitized.line(String.valueOf(firstNotFollowed), 200))
                     .append(notFollowed == 1 ? ")" : ", ...)");
         }
+        if (skippedPrefixes > 0) {
+            // a one-level listing is what was asked, but what it did not enter was not checked either
+            line.append("; not entered: ").append(skippedPrefixes).append(skippedPrefixes == 1
+                    ? " subfolder or prefix" : " subfolders or prefixes").append(" (--recursive lists them)");
+        }
         err.println(line);
         err.flush();
     }
@@ -82,7 +99,8 @@ final class RunSummary {
     /**
      * The summary object: {@code results}, {@code counts} (every status, zeros included), {@code requests} (the
      * listings': every other request is on the line of the result it was made for, so the lines add up to what
-     * went on the wire), {@code not_followed} and, when some were, {@code first_not_followed}.
+     * went on the wire), {@code not_followed}, when some were, {@code first_not_followed}, and
+     * {@code skipped_prefixes} (the subfolders and prefixes one-level listings did not enter).
      *
      * @param command  the subcommand
      * @param exitCode the process's exit status
@@ -105,6 +123,7 @@ final class RunSummary {
             if (firstNotFollowed != null) {
                 g.writeStringProperty("first_not_followed", firstNotFollowed);
             }
+            g.writeNumberProperty("skipped_prefixes", skippedPrefixes);
         });
     }
 }

@@ -12,7 +12,8 @@ import java.util.function.BiFunction;
  */
 final class SafetensorsCommand {
     private static final List<String> DESCRIPTION = List.of("Inspect, validate and verify safetensors checkpoints"
-            + " on local disk, S3 (s3://), Google Cloud Storage (gs://), HTTPS and the Hugging Face Hub (hf://),"
+            + " on local disk, S3 (s3://), Google Cloud Storage (gs://), Azure Blob Storage (az://, abfss://), HTTPS"
+            + " and the Hugging Face Hub (hf://),"
             + " reading only the bounded header unless asked for more.");
     private static final List<String> FOOTER = List.of("",
             "Exit status: 0 every source valid, 1 some source invalid or unsupported, 2 usage error,",

@@ -16,24 +16,37 @@ import java.util.List;
  * remote) becomes its shards; a Hub repository {@code hf://[datasets/|spaces/]NAMESPACE/REPO[@REVISION][/FOLDER]}
  * becomes each checkpoint it holds, pinned to the commit the revision resolved to. Anything else is a single file. A
  * checkpoint that cannot be expanded becomes a failed {@link Target.Checkpoint}, so it is reported like any other
- * source.
+ * source. For {@code manifest} and {@code verify}, which record and compare every file a checkpoint consists of, the
+ * index file itself follows its checkpoint as a file of its own.
  */
 final class ShardExpander {
     private final SourceOpener opener;
     private final Limits limits;
+    private final boolean indexFiles;
 
     /**
      * @param opener opens index files and lists repositories
      * @param limits the bounds on indexes and listings
      */
     ShardExpander(SourceOpener opener, Limits limits) {
+        this(opener, limits, false);
+    }
+
+    /**
+     * @param opener     opens index files and lists repositories
+     * @param limits     the bounds on indexes and listings
+     * @param indexFiles whether each sharded checkpoint's index file follows it as a {@link Target.File}
+     */
+    ShardExpander(SourceOpener opener, Limits limits, boolean indexFiles) {
         this.opener = opener;
         this.limits = limits;
+        this.indexFiles = indexFiles;
     }
 
     /**
      * @param argument what the user typed
-     * @return the targets it names: one for a file or an index, one per checkpoint of a repository
+     * @return the targets it names: one for a file or an index, one per checkpoint of a repository (each followed by
+     *         its index file when asked)
      */
     List<Target> expand(String argument) {
         Location location = Location.parse(argument);
@@ -48,6 +61,9 @@ final class ShardExpander {
             for (CheckpointFiles files : all) {
                 targets.add(target(all.size() == 1 ? location.display() : named(location.display(), files.folder()),
                         files));
+                if (indexFiles && files.isSharded()) {
+                    targets.add(Target.File.of(files.file()));
+                }
             }
             return targets;
         } catch (IOException | RuntimeException e) {

@@ -33,6 +33,11 @@ final class SourceArguments {
     final List<String> include = new ArrayList<>();
     final List<String> exclude = new ArrayList<>();
     Path fromFile;
+    /**
+     * Whether each sharded checkpoint's index file is examined as a file too, after its checkpoint: set by
+     * {@code manifest} and {@code verify}, which record and compare every file a checkpoint consists of; no option.
+     */
+    boolean indexFiles;
 
     /** @param spec the command that takes these options */
     void declare(CommandSpec spec) {
@@ -56,6 +61,7 @@ final class SourceArguments {
         SourceArguments copy = new SourceArguments();
         copy.recursive = recursive;
         copy.allowEmpty = allowEmpty;
+        copy.indexFiles = indexFiles;
         copy.include.addAll(include);
         copy.exclude.addAll(exclude);
         return copy;

@@ -281,6 +281,26 @@ final class SourceResult {
             return this;
         }
 
+        /** @return the failure recorded so far, if any */
+        Optional<Failure> failure() {
+            return Optional.ofNullable(failure);
+        }
+
+        /**
+         * Adds to the recorded failure's message what was learnt after it (a prefix of the same name that holds
+         * files); nothing without a failure.
+         *
+         * @param more the text to append
+         * @return this builder
+         */
+        Builder hint(String more) {
+            if (failure != null) {
+                failure = new Failure(failure.status(), failure.code(), failure.message() + more, failure.check(),
+                        failure.cause());
+            }
+            return this;
+        }
+
         /** @return whether a failure has been recorded */
         boolean failed() {
             return failure != null;

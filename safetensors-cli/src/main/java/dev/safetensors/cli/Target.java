@@ -11,6 +11,25 @@ import java.util.Map;
 sealed interface Target {
 
     /**
+     * The spelling two mentions of one file share, to tell that a listing, a list or a manifest names a file again:
+     * the absolute normalized path locally ({@code ./models/a.safetensors} and {@code models/a.safetensors} are
+     * one), else the location as displayed.
+     *
+     * @param location where a file is
+     * @return its key
+     */
+    static String key(Location location) {
+        if (location.isLocal()) {
+            try {
+                return location.path().toAbsolutePath().normalize().toString();
+            } catch (RuntimeException e) {
+                // not a path this platform can spell: compared as written
+            }
+        }
+        return location.display();
+    }
+
+    /**
      * A file to examine on its own or as a shard.
      *
      * @param location   where it is

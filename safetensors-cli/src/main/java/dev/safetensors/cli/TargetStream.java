@@ -23,6 +23,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.regex.Pattern;
 
 /**
@@ -36,7 +37,14 @@ import java.util.regex.Pattern;
  * the oldest remembered shard is forgotten (listed later, it is checked on its own too), so a file may be checked
  * twice, never skipped. What the listing could not walk or name becomes an {@code ERROR} target: a subfolder whose
  * reading was refused ({@code ACCESS_DENIED}) or failed ({@code IO_ERROR}), a name no request can name
- * ({@code INVALID_LISTING}); links to folders and loops a walk does not follow are counted ({@link #notFollowed()}).
+ * ({@code INVALID_LISTING}); links to folders and loops a walk does not follow are counted ({@link #notFollowed()}),
+ * and so are the subfolders and prefixes a one-level listing does not enter ({@link #skippedPrefixes()}).
+ *
+ * <p>Across the run, the shards of every index expanded are remembered (the most recent
+ * {@link ListOptions#maxHeldBack()} of them): a later location naming one of them again (a list piped in that names
+ * an index and then its shards) is not checked a second time. An index is one checkpoint, checked whole: an
+ * {@code --exclude} glob selects among the entries of folders and prefixes and never drops a shard its index names;
+ * when it matches one, a warning says so.
  */
 final class TargetStream implements Iterator<Target> {
     private static final Pattern SHARD_NAME = Pattern.compile(".*-\\d{5}-of-\\d{5}\\.safetensors");
@@ -60,6 +68,10 @@ final class TargetStream implements Iterator<Target> {
     private final Map<String, Target.File> waiting = new LinkedHashMap<>();
     private long notFollowed;
     private String firstNotFollowed;
+    private long skippedPrefixes;
+    /** The shards of the indexes expanded this run, oldest first, by {@link Target#key(Location)}. */
+    private final Set<String> checkedShards = new LinkedHashSet<>();
+    private Consumer<String> warnings = w -> { };
 
     /**
      * @param locations the locations to examine, in order
@@ -84,9 +96,18 @@ final class TargetStream implements Iterator<Target> {
         this.locations = locations;
         this.arguments = arguments;
         this.opener = opener;
-        this.expander = new ShardExpander(opener, limits);
+        this.expander = new ShardExpander(opener, limits, arguments.indexFiles);
         this.include = arguments.includes();
         this.exclude = arguments.excludes();
+    }
+
+    /**
+     * @param sink told each warning (a line without the {@code safetensors: } prefix), on the consuming thread
+     * @return this stream
+     */
+    TargetStream warnings(Consumer<String> sink) {
+        this.warnings = sink;
+        return this;
     }
 
     /** @return whether a folder or prefix was listed (or tried) so far */
@@ -107,6 +128,11 @@ final class TargetStream implements Iterator<Target> {
     /** @return the first of {@link #notFollowed()}, as shown, or {@code null} */
     String firstNotFollowed() {
         return firstNotFollowed;
+    }
+
+    /** @return the subfolders and prefixes one-level listings met and did not enter, so far */
+    long skippedPrefixes() {
+        return skippedPrefixes + (listing == null || arguments.recursive ? 0 : listing.skippedFolders());
     }
 
     /** @return how many entries the listing under way holds back: waiting files and remembered shards */
@@ -144,7 +170,9 @@ final class TargetStream implements Iterator<Target> {
     private void start(String text) {
         dev.safetensors.Location where = dev.safetensors.Location.parse(text);
         if (!isPrefix(where)) {
-            addExpanded(text);
+            if (!checkedShards.contains(Target.key(where))) {
+                addExpanded(text);
+            }
             return;
         }
         listedAny = true;
@@ -191,7 +219,7 @@ final class TargetStream implements Iterator<Target> {
                     unwalked(entry);
                 } else if (entry.isFile() && name.endsWith(Location.INDEX_SUFFIX)) {
                     addExpanded(text);
-                } else if (claimed.remove(text)) {
+                } else if (claimed.remove(text) || checkedShards.contains(Target.key(entry.location()))) {
                     return; // checked under its index
                 } else if (entry.isFile() && SHARD_NAME.matcher(name).matches()) {
                     waiting.put(text, Target.File.of(Location.parse(text)));
@@ -243,6 +271,9 @@ final class TargetStream implements Iterator<Target> {
 
     /** @param counted whether the listing's requests go to {@link #listingRequests()}, not to a result's line */
     private void endListing(boolean counted) {
+        if (!arguments.recursive) {
+            skippedPrefixes += listing.skippedFolders();
+        }
         if (counted) {
             listingRequests += listing.cost().requests();
         }
@@ -255,6 +286,9 @@ final class TargetStream implements Iterator<Target> {
 
     private void addExpanded(String text) {
         for (Target t : expander.expand(text)) {
+            if (t instanceof Target.Checkpoint c) {
+                remember(c);
+            }
             if (t instanceof Target.Checkpoint c && listing != null) {
                 for (Target.File shard : c.shards()) {
                     String s = shard.location().text();
@@ -267,6 +301,33 @@ final class TargetStream implements Iterator<Target> {
                 }
             }
             ready.add(t);
+        }
+    }
+
+    /**
+     * Remembers a checkpoint's shards for the rest of the run, forgetting the oldest past the bound (a shard
+     * forgotten and named again is checked twice, never skipped), and warns when an exclude glob names one of them.
+     */
+    private void remember(Target.Checkpoint c) {
+        String excluded = null;
+        int matched = 0;
+        for (Target.File shard : c.shards()) {
+            if (checkedShards.add(Target.key(shard.location())) && checkedShards.size() > base.maxHeldBack()) {
+                Iterator<String> oldest = checkedShards.iterator();
+                oldest.next();
+                oldest.remove();
+            }
+            String name = PrefixSelection.name(shard.location());
+            if (NameGlob.any(exclude, name)) {
+                matched++;
+                excluded = excluded == null ? name : excluded;
+            }
+        }
+        if (excluded != null) {
+            warnings.accept(c.source() + ": --exclude matches " + (matched == 1 ? "its shard " : matched
+                    + " of its shards, such as ") + Sanitized.line(excluded, 200) + ", which is checked all the same:"
+                    + " an index is one checkpoint and its shards are checked whole (to skip the checkpoint,"
+                    + " exclude its index)");
         }
     }
 }

@@ -36,7 +36,9 @@ final class ValidateCommand implements Subcommand {
                         + " index cross-checked against the shards.",
                 "Folders and prefixes are listed (one level, or all below with --recursive) for the files --include"
                         + " names (default *.safetensors and *.safetensors.index.json); each shard is checked once,"
-                        + " under its index. Results stream as they come; a summary closes the run on stderr.",
+                        + " under its index. An index is one checkpoint: --exclude never drops a shard its index"
+                        + " names (a warning says so; exclude the index to skip the checkpoint). Results stream as"
+                        + " they come; a summary closes the run on stderr.",
                 "Exit status: 0 all valid, 1 some invalid or unsupported, 2 usage error, 3 some source unreadable."),
                 List.of("", "Examples:",
                 "  safetensors validate model.safetensors",
@@ -49,8 +51,9 @@ final class ValidateCommand implements Subcommand {
         jobs.declare(spec);
         selection.declare(spec);
         spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "A file (a local path, or an s3, gs,"
-                + " https or hf URL), a *.safetensors.index.json, a Hub repository hf://OWNER/REPO[@REVISION], a"
-                + " folder or prefix ending in / (s3://BUCKET/PREFIX/, gs://BUCKET/PREFIX/, a local folder), or -"
+                + " az, abfss, https or hf URL), a *.safetensors.index.json, a Hub repository"
+                + " hf://OWNER/REPO[@REVISION], a folder or prefix ending in / (s3://BUCKET/PREFIX/,"
+                + " gs://BUCKET/PREFIX/, az://CONTAINER/PREFIX/, a local folder), or -"
                 + " for one location a line on standard input.",
                 v -> sources.add(v)));
         return spec;

@@ -168,6 +168,7 @@ final class VerifyCommand implements Subcommand {
     private int verifyListed(List<ManifestEntry> entries, Output output) {
         SourceOpener opener = common.opener();
         ManifestMatch match = new ManifestMatch(entries, selection, opener, common.limits());
+        selection.indexFiles = true;
         return common.finish("verify", CheckRun.stream(sources, selection, opener, common.limits(), jobs.value(),
                 output, err, match, r -> output.result(r, false, TextFormatter::verifyLine), match::missing));
     }

@@ -60,7 +60,9 @@ class BadInputTest {
         assertTrue(run.errLines().get(0).startsWith("ERROR       " + folder.resolve("old.safetensors")),
                 run.describe());
         assertTrue(run.errLines().get(0).endsWith("[NOT_A_FILE]"), run.describe());
-        assertEquals("safetensors: 1 result: 1 error; listing: 0 requests", run.errLines().get(1), run.describe());
+        // plain-subfolder, one level down, was not entered; the folder named like a file was reported
+        assertEquals("safetensors: 1 result: 1 error; listing: 0 requests; not entered: 1 subfolder or prefix"
+                + " (--recursive lists them)", run.errLines().get(1), run.describe());
     }
 
     @Test

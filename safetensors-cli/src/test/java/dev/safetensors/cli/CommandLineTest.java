@@ -24,6 +24,19 @@ class CommandLineTest {
     }
 
     @Test
+    void theMainHelpAndTheHelpOfEveryReaderNameEveryStore() {
+        Cli.Run main = InProcess.run("--help").exits(0);
+        for (String scheme : new String[] {"s3://", "gs://", "az://", "hf://"}) {
+            assertTrue(main.out().contains(scheme), scheme + "\n" + main.describe());
+        }
+        for (String command : new String[] {"inspect", "validate"}) {
+            Cli.Run run = InProcess.run(command, "--help").exits(0);
+            assertTrue(run.out().contains("az,") && run.out().contains("abfss"), run.describe());
+        }
+        assertTrue(InProcess.run("validate", "--help").out().contains("az://CONTAINER/PREFIX/"));
+    }
+
+    @Test
     void manyFilesTakeJobsAndCopiedTensorsTakeParts() {
         for (String command : new String[] {"inspect", "validate", "verify", "manifest"}) {
             Cli.Run run = InProcess.run(command, "--help").exits(0);

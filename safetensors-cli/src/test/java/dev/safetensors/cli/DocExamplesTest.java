@@ -22,16 +22,26 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Keeps the command's documentation honest: every {@code bin/safetensors ...} line of README.md and docs/cli.md runs
- * in-process, against the sample data in {@code examples/data}, and ends with the exit code the docs show (after
- * {@code $ echo $?}, or as {@code (exit N)} in its output; 0 when they show none). A line whose comment starts with
- * {@code (remote)} needs a store or the Hub: it is not run, but its options must parse. The inputs the "Bad input"
- * and index sections name ({@code downloads/...}, {@code shards/}, {@code hostile/}) are made here as the docs
- * describe them; {@code /tmp/...} outputs and {@code > FILE} redirections go to a temporary folder.
+ * Keeps the command's documentation honest: every {@code bin/safetensors ...} line of README.md, docs/cli.md,
+ * docs/hub.md, docs/spark.md and docs/storage.md (and, inside a fenced block, a line that starts
+ * {@code safetensors ...}; a line ending in {@code \} goes on on the next) runs in-process, against the sample data in
+ * {@code examples/data}, and ends with the exit code the docs show (after {@code $ echo $?}, or as {@code (exit N)}
+ * in its output; 0 when they show none). A line whose comment starts with {@code (remote)} needs a store or the Hub:
+ * it is not run, but its options must parse. The inputs the "Bad input" and index sections name
+ * ({@code downloads/...}, {@code shards/}, {@code hostile/}) are made here as the docs describe them;
+ * {@code /tmp/...} outputs and {@code > FILE} redirections go to a temporary folder. A token in single quotes is
+ * passed as written (a glob the command expands itself, such as {@code --include 'sample*'}).
  */
 class DocExamplesTest {
     private static final Path ROOT = Path.of("..");
     private static final Pattern COMMAND = Pattern.compile("^(?:\\$ )?bin/safetensors (.*)$");
+    /** A command written without {@code bin/}, taken only inside a fenced block (prose starts lines so too). */
+    private static final Pattern BARE = Pattern.compile("^(?:\\$ )?safetensors (.*)$");
+    /** The documents whose command lines are checked. */
+    private static final List<String> DOCS = List.of("README.md", "docs/cli.md", "docs/hub.md", "docs/spark.md",
+            "docs/storage.md");
+    /** A location of a store or of the Hub, which a line must mark {@code (remote)}. */
+    private static final Pattern REMOTE = Pattern.compile(".*\\b(s3|gs|hf|https?|az|azure|abfss?)://.*");
     private static final Pattern EXIT = Pattern.compile("\\(exit (\\d+)");
     private static final Pattern ECHO = Pattern.compile("^\\$ echo \\$\\?$");
 
@@ -48,12 +58,23 @@ class DocExamplesTest {
     private static List<Example> examples(String file) throws IOException {
         List<String> lines = Files.readAllLines(ROOT.resolve(file));
         List<Example> all = new ArrayList<>();
+        boolean fenced = false;
         for (int i = 0; i < lines.size(); i++) {
-            Matcher m = COMMAND.matcher(lines.get(i));
-            if (!m.matches()) {
+            if (lines.get(i).startsWith("```")) {
+                fenced = !fenced;
                 continue;
             }
+            Matcher m = COMMAND.matcher(lines.get(i));
+            if (!m.matches()) {
+                m = BARE.matcher(lines.get(i));
+                if (!fenced || !m.matches()) {
+                    continue;
+                }
+            }
             String text = m.group(1);
+            for (int j = i + 1; text.endsWith("\\") && j < lines.size(); j++) {
+                text = text.substring(0, text.length() - 1) + " " + lines.get(j).strip();
+            }
             int hash = text.indexOf(" #");
             String comment = hash < 0 ? "" : text.substring(hash + 2).strip();
             text = (hash < 0 ? text : text.substring(0, hash)).strip();
@@ -82,8 +103,9 @@ class DocExamplesTest {
     void everyCommandLineOfTheReadmeAndTheReferenceRunsAsDocumented() throws Exception {
         makeTheInputsTheDocsDescribe();
         List<Example> all = new ArrayList<>();
-        all.addAll(examples("README.md"));
-        all.addAll(examples("docs/cli.md"));
+        for (String doc : DOCS) {
+            all.addAll(examples(doc));
+        }
         assertTrue(all.size() > 20, "the docs have command lines: " + all.size());
         // the commands that write a file others read (manifest > FILE) first
         List<Example> ordered = new ArrayList<>(all.stream().filter(e -> e.text().contains(" > ")).toList());
@@ -102,10 +124,15 @@ class DocExamplesTest {
 
     @Test
     void remoteLinesAreMarkedAndLocalLinesReadTheSampleData() throws IOException {
-        List<Example> all = new ArrayList<>(examples("README.md"));
-        all.addAll(examples("docs/cli.md"));
+        List<Example> all = new ArrayList<>();
+        for (String doc : DOCS) {
+            all.addAll(examples(doc));
+        }
+        for (String doc : List.of("docs/hub.md", "docs/storage.md")) {
+            assertTrue(all.stream().anyMatch(e -> e.file().equals(doc)), "command lines found in " + doc);
+        }
         for (Example e : all) {
-            boolean names = e.text().matches(".*\\b(s3|gs|hf|https?)://.*");
+            boolean names = REMOTE.matcher(e.text()).matches();
             assertEquals(names, e.remote(), "a line is marked (remote) exactly when it names a remote: " + e.where());
         }
     }
@@ -136,11 +163,16 @@ class DocExamplesTest {
 
     /** The arguments as the shell would pass them, with paths moved to where they are here. */
     private List<String> arguments(Example e, Path[] redirect) {
-        assertFalse(e.text().contains("\"") || e.text().contains("'"), "no quoting in examples: " + e.where());
+        assertFalse(e.text().contains("\""), "no double quotes in examples: " + e.where());
         List<String> args = new ArrayList<>();
         String[] tokens = e.text().split("\\s+");
         for (int i = 0; i < tokens.length; i++) {
             String t = tokens[i];
+            if (t.length() > 1 && t.startsWith("'") && t.endsWith("'")) {
+                args.add(t.substring(1, t.length() - 1));  // quoted: the command sees it as written
+                continue;
+            }
+            assertFalse(t.contains("'"), "a quoted token holds no space: " + e.where());
             if (t.equals("|")) {
                 break;                          // what follows reads the output: od, head
             }

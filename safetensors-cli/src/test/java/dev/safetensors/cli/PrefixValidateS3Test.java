@@ -122,7 +122,9 @@ class PrefixValidateS3Test {
                 .asString(), run.describe());
         assertEquals("NOT_FOUND", lines.get("s3://prefixes/run/nested/gone.safetensors|file").get("code").asString(),
                 run.describe());
-        assertTrue(run.stderr().contains("safetensors: 7 results: 5 valid, 1 invalid, 1 error; listing: 1 request"),
+        assertEquals("valid", lines.get("s3://prefixes/run/sharded/model.safetensors.index.json|file").get("status")
+                .asString(), "the index file, compared with its entry\n" + run.describe());
+        assertTrue(run.stderr().contains("safetensors: 8 results: 6 valid, 1 invalid, 1 error; listing: 1 request"),
                 run.describe());
     }
 

@@ -55,12 +55,15 @@ class VerifyFolderTest {
         Map<String, JsonNode> lines = bySource(run, root());
         assertEquals(List.of("a.safetensors|file", "b.safetensors|file",
                 "sharded/model-00001-of-00002.safetensors|shard", "sharded/model-00002-of-00002.safetensors|shard",
-                "sharded/model.safetensors.index.json|checkpoint"), List.copyOf(lines.keySet()), run.describe());
+                "sharded/model.safetensors.index.json|checkpoint", "sharded/model.safetensors.index.json|file"),
+                List.copyOf(lines.keySet()), run.describe());
         JsonNode a = lines.get("a.safetensors|file");
         assertEquals("valid", a.get("status").asString());
         assertEquals("pass", a.get("checks").get("sha256").asString(), a.toString());
         assertEquals("pass", a.get("checks").get("size").asString(), a.toString());
-        assertEquals(List.of("safetensors: 4 results: 4 valid; listing: 0 requests"), run.errLines());
+        assertEquals("pass", lines.get("sharded/model.safetensors.index.json|file").get("checks").get("sha256")
+                .asString(), run.describe());
+        assertEquals(List.of("safetensors: 5 results: 5 valid; listing: 0 requests"), run.errLines());
     }
 
     @Test
@@ -82,7 +85,8 @@ class VerifyFolderTest {
         String line = text.outLines().stream().filter(l -> l.contains("extra.safetensors")).findFirst().orElseThrow();
         assertTrue(line.startsWith("INVALID") && line.contains("[NOT_IN_MANIFEST]")
                 && line.contains("checks: manifest FAILED"), text.describe());
-        assertEquals(List.of("safetensors: 3 results: 2 valid, 1 invalid; listing: 0 requests"), text.errLines());
+        assertEquals(List.of("safetensors: 3 results: 2 valid, 1 invalid; listing: 0 requests; not entered: 1"
+                + " subfolder or prefix (--recursive lists them)"), text.errLines());
     }
 
     @Test
@@ -96,10 +100,10 @@ class VerifyFolderTest {
         assertEquals("error", b.get("status").asString(), run.describe());
         assertEquals("NOT_FOUND", b.get("code").asString(), b.toString());
         assertEquals("fail", b.get("checks").get("manifest").asString(), b.toString());
-        assertEquals(5, lines.size(), run.describe());
+        assertEquals(6, lines.size(), run.describe());
         // the missing entry closes the stream, after every listed file
         assertTrue(run.json().get(run.json().size() - 1).get("source").asString().endsWith("b.safetensors"));
-        assertEquals(List.of("safetensors: 4 results: 3 valid, 1 error; listing: 0 requests"), run.errLines());
+        assertEquals(List.of("safetensors: 5 results: 4 valid, 1 error; listing: 0 requests"), run.errLines());
     }
 
     @Test

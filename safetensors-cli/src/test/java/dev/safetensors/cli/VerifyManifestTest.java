@@ -71,7 +71,7 @@ class VerifyManifestTest {
         JsonNode manifest = JsonMapper.builder().build().readTree(made.out());
         assertEquals(1, manifest.get("manifest_version").asInt());
         JsonNode files = manifest.get("files");
-        assertEquals(3, files.size(), made.describe());
+        assertEquals(4, files.size(), made.describe());
         assertEquals(single.toString(), files.get(0).get("source").asString());
         assertEquals(single.toFile().length(), files.get(0).get("size").asLong());
         assertEquals(Fixtures.sha256(single), files.get(0).get("sha256").asString());
@@ -80,7 +80,7 @@ class VerifyManifestTest {
 
         Path manifestFile = Fixtures.write(dir, "manifest.json", made.stdout());
         Cli.Run verified = InProcess.run("verify", "--manifest", manifestFile.toString()).exits(0);
-        assertEquals(3, verified.outLines().size(), verified.describe());
+        assertEquals(4, verified.outLines().size(), verified.describe());
         assertTrue(verified.outLines().stream().allMatch(l -> l.startsWith("OK ") && l.contains("sha256 ok")),
                 verified.describe());
 

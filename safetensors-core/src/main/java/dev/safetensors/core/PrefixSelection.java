@@ -25,6 +25,7 @@ public final class PrefixSelection implements AutoCloseable {
     private final Listing listing;
     private final Selection selection;
     private ListEntry pending;
+    private long skippedFolders;
 
     private PrefixSelection(Listing listing, Selection selection) {
         this.listing = listing;
@@ -83,6 +84,8 @@ public final class PrefixSelection implements AutoCloseable {
             String name = name(e.location());
             if (unwalked(e) ? !NameGlob.any(selection.exclude(), name) : selection.keeps(name)) {
                 pending = e;
+            } else if (e.kind() == ListEntry.Kind.FOLDER) {
+                skippedFolders++;
             }
         }
         return pending != null;
@@ -100,6 +103,14 @@ public final class PrefixSelection implements AutoCloseable {
         ListEntry e = pending;
         pending = null;
         return e;
+    }
+
+    /**
+     * @return the subfolders and common prefixes the selection dropped so far: in a one-level listing, those it did
+     *         not enter (a recursive walk enters them all the same)
+     */
+    public long skippedFolders() {
+        return skippedFolders;
     }
 
     /** @return the requests the listing spent so far */

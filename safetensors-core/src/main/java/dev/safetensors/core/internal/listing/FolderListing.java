@@ -18,20 +18,26 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
- * A local folder listed lazily: one directory stream open per level of the walk, so memory grows with the depth,
- * never with the number of files. A recursive walk never leaves its root through a symbolic link: a link to a folder
+ * A local folder listed lazily, in the order of an object store's listing: each folder's names are read and sorted
+ * by code point (UTF-8 byte order, as S3 and GCS sort keys), a subfolder sorting as its name followed by {@code /}, so
+ * a recursive walk yields its files in the order a listing of the same tree in a bucket would. Memory grows with the
+ * names of the folders on the path being walked, never with the files below them, and is bounded by
+ * {@link ListOptions#maxEntries()} (a folder holding more ends the listing {@link ErrorCode#INVALID_LISTING} before
+ * its first entry, as the walk would after that many). A recursive walk never leaves its root through a symbolic link: a link to a folder
  * is reported as {@link ListEntry.Kind#FOLDER_LINK} and not followed (a link to {@code /}, or a diamond of links
  * that would list one folder 2^n times, costs one entry), and a folder reached again by another way (a bind mount)
  * is a {@link ListEntry.Kind#LOOP}. Links to files are followed, as a read of the file would. FIFOs, devices,
  * sockets, dangling links, subfolders whose reading is refused ({@link ListEntry.Kind#DENIED}) and subfolders that
  * fail otherwise ({@link ListEntry.Kind#UNREADABLE}) are reported with their kind, never dropped. Subfolders are
  * reported as {@link ListEntry.Kind#FOLDER} entries in both modes (a recursive walk then descends into them), so a
- * folder whose name looks like a file can be named. Entries come in the file system's order. Thread-safe:
+ * folder whose name looks like a file can be named. Thread-safe:
  * {@link #close()} waits for a step of the walk in progress.
  */
 public final class FolderListing implements Listing {
@@ -55,9 +61,20 @@ public final class FolderListing implements Listing {
     private final String name;
     private ListEntry pending;
     private long entries;
+    /** The names read and not yet returned, over every level of the walk. */
+    private long held;
+    private boolean overflow;
     private volatile boolean closed;
 
-    private record Level(DirectoryStream<Path> stream, Iterator<Path> names, Object key, Path real) {
+    /**
+     * One folder of the walk: its names, sorted, still to return, and, when reading them failed partway, what the
+     * folder is reported as after them.
+     */
+    private record Level(Iterator<Path> names, ListEntry.Kind failed, Object key, Path real) {
+    }
+
+    /** A name read from a folder with the key it sorts by: the name, with a {@code /} after a subfolder's. */
+    private record Named(Path path, String key) {
     }
 
     private FolderListing(Path root, ListOptions options, Folders folders) {
@@ -103,8 +120,69 @@ public final class FolderListing implements Listing {
     }
 
     private void push(Path dir, Path real, Object key) throws IOException {
-        DirectoryStream<Path> stream = folders.open(dir);
-        stack.push(new Level(stream, stream.iterator(), key, real));
+        List<Named> names = new ArrayList<>();
+        ListEntry.Kind failed = null;
+        long room = options.maxEntries() - entries - held;
+        try (DirectoryStream<Path> stream = folders.open(dir)) {
+            Iterator<Path> it = stream.iterator();
+            while (it.hasNext()) {
+                if (names.size() >= room) {
+                    // every name read is an entry to come: past the bound the walk would fail anyway
+                    overflow = true;
+                    break;
+                }
+                Path p = it.next();
+                names.add(new Named(p, String.valueOf(p.getFileName())));
+            }
+        } catch (DirectoryIteratorException e) {
+            failed = e.getCause() instanceof AccessDeniedException ? ListEntry.Kind.DENIED : ListEntry.Kind.UNREADABLE;
+        }
+        names.sort((a, b) -> byCodePoint(a.key(), b.key()));
+        if (subfoldersMove(names)) {
+            names.sort((a, b) -> byCodePoint(a.key(), b.key()));
+        }
+        List<Path> sorted = new ArrayList<>(names.size());
+        for (Named n : names) {
+            sorted.add(n.path());
+        }
+        held += sorted.size();
+        stack.push(new Level(sorted.iterator(), failed, key, real));
+    }
+
+    /**
+     * Gives the subfolders whose place a {@code /} changes the key {@code NAME/}: only a name that the next one
+     * (sorted by name) starts with can move ({@code a} before {@code a-b}, but {@code a/} after it), so only those
+     * cost a look at the file system, not every name.
+     *
+     * @param names a folder's names, sorted by name; changed in place
+     * @return whether a key changed, so the names must be sorted again
+     */
+    private static boolean subfoldersMove(List<Named> names) {
+        boolean moved = false;
+        for (int i = 0; i + 1 < names.size(); i++) {
+            Named n = names.get(i);
+            if (names.get(i + 1).key().startsWith(n.key()) && Files.isDirectory(n.path())) {
+                names.set(i, new Named(n.path(), n.key() + "/"));
+                moved = true;
+            }
+        }
+        return moved;
+    }
+
+    /** Compares as UTF-8 bytes do: by code point, where {@link String#compareTo} would put U+E000..U+FFFF last. */
+    static int byCodePoint(String a, String b) {
+        int i = 0;
+        int j = 0;
+        while (i < a.length() && j < b.length()) {
+            int x = a.codePointAt(i);
+            int y = b.codePointAt(j);
+            if (x != y) {
+                return Integer.compare(x, y);
+            }
+            i += Character.charCount(x);
+            j += Character.charCount(y);
+        }
+        return Integer.compare(a.length() - i, b.length() - j);
     }
 
     @Override
@@ -113,20 +191,21 @@ public final class FolderListing implements Listing {
             if (Thread.currentThread().isInterrupted()) {
                 throw new StorageException(ErrorCode.INTERRUPTED, name, "the listing was interrupted");
             }
-            Level top = stack.peek();
-            Path p;
-            try {
-                if (!top.names().hasNext()) {
-                    stack.pop().stream().close();
-                    continue;
-                }
-                p = top.names().next();
-            } catch (DirectoryIteratorException e) {
-                stack.pop().stream().close();
-                pending = ListEntry.special(Location.of(top.real()), e.getCause() instanceof AccessDeniedException
-                        ? ListEntry.Kind.DENIED : ListEntry.Kind.UNREADABLE);
-                break;
+            if (overflow) {
+                throw new StorageException(ErrorCode.INVALID_LISTING, name, "the folder holds more than "
+                        + options.maxEntries() + " entries (the bound)");
             }
+            Level top = stack.peek();
+            if (!top.names().hasNext()) {
+                stack.pop();
+                if (top.failed() != null) {
+                    pending = ListEntry.special(Location.of(top.real()), top.failed());
+                    break;
+                }
+                continue;
+            }
+            Path p = top.names().next();
+            held--;
             pending = entry(p);
         }
         if (pending != null && ++entries > options.maxEntries()) {
@@ -212,12 +291,8 @@ public final class FolderListing implements Listing {
     @Override
     public synchronized void close() {
         closed = true;
-        while (!stack.isEmpty()) {
-            try {
-                stack.pop().stream().close();
-            } catch (IOException e) {
-                // closing a directory stream releases a descriptor; a failure leaves nothing to undo
-            }
-        }
+        // each folder's stream was closed once its names were read: nothing but the names is held
+        stack.clear();
+        held = 0;
     }
 }
