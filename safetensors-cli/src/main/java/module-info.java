@@ -3,14 +3,16 @@
  * {@code dump} for local files, remote objects, sharded checkpoints and Hugging Face Hub repositories.
  *
  * <p>Storage backends are found through {@link java.util.ServiceLoader}; the HTTP module is required for Hub
- * repository lookup. The S3 module is optional ({@code requires static}): the AWS SDK's 30-odd automatic modules cost
- * a quarter of a second of every start to scan, so {@code bin/safetensors} puts them on the module path only when the
- * command line names an {@code s3://} source or an {@code --s3-} option.
+ * repository lookup. The cloud backends are not required at all: {@code bin/safetensors} starts the command with
+ * this module, the core and the HTTP backend alone, and the command loads a cloud backend (S3, GCS, Azure, each with
+ * its SDK) into a module layer of its own the first time a location needs a scheme it serves, wherever that location
+ * came from (an argument, standard input, {@code --from-file}, an index, a listing). Scanning an SDK's jars costs a
+ * quarter of a second, which a run over local files never pays. The command names no backend type: the S3 options
+ * reach the S3 provider as system properties.
  */
 module dev.safetensors.cli {
     requires dev.safetensors.core;
     requires dev.safetensors.http;
-    requires static dev.safetensors.s3;
     // the JDK's System.Logger backend once present; Main routes it (DebugLog)
     requires java.logging;
     requires tools.jackson.core;

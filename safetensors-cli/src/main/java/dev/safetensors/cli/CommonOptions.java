@@ -52,20 +52,10 @@ final class CommonOptions {
         }
     }
 
-    /**
-     * @return an opener for this run's sources, with the S3 options applied
-     * @throws UsageException if S3 options are given and the S3 backend is not on the module path
-     */
+    /** @return an opener for this run's sources, whose providers are constructed with the S3 options */
     SourceOpener opener() {
-        if (s3Endpoint == null && !s3PathStyle) {
-            return new SourceOpener(null);
-        }
-        if (!S3Settings.available()) {
-            throw new UsageException("--s3-endpoint and --s3-path-style need the S3 backend"
-                    + " (dev.safetensors.s3) on the module path; bin/safetensors adds it when the command line names"
-                    + " an s3:// source or an --s3- option");
-        }
-        return new SourceOpener(S3Settings.provider(s3Endpoint, s3PathStyle));
+        return new SourceOpener(s3Endpoint == null && !s3PathStyle ? S3Settings.NONE
+                : new S3Settings(s3Endpoint, s3PathStyle));
     }
 
     /**

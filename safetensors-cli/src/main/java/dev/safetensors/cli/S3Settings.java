@@ -1,45 +1,84 @@
 package dev.safetensors.cli;
 
-import dev.safetensors.RandomAccessSourceProvider;
-import dev.safetensors.s3.S3ClientOptions;
-import dev.safetensors.s3.S3SourceProvider;
-
 import java.net.URI;
 
 /**
- * The {@code --s3-endpoint} and {@code --s3-path-style} options as an S3 provider. The S3 module is optional at run
- * time (see the module description), so this class is the only one that names its types, and it is loaded only
- * after {@link #available()} said the module is there.
+ * The {@code --s3-endpoint} and {@code --s3-path-style} options, handed to the S3 backend without naming it: the
+ * S3 provider's no-argument constructor (the one {@link java.util.ServiceLoader} calls) reads the system properties
+ * {@value #ENDPOINT_PROPERTY} and {@value #PATH_STYLE_PROPERTY}, so the command sets them while it constructs
+ * providers ({@link #construct}), whether the backend is on the class path or loaded into a layer of its own on first
+ * use. The S3 module may be absent, or in a layer the command's module cannot read.
+ *
+ * <p>System properties belong to the JVM, and a command embedded in an application (or run in-process by the tests,
+ * several at a time) must neither leak its endpoint into another run's providers nor see theirs: the properties are
+ * set and restored under one lock that every construction of this class takes, so each run's providers see exactly
+ * its own options. Without the options the properties are left as the JVM has them (a {@code -D} given to the
+ * launcher still applies). Immutable.
  */
 final class S3Settings {
-    private static final String MODULE = "dev.safetensors.s3";
+    /** The system property the S3 provider takes its endpoint from (its {@code S3ClientOptions.ENDPOINT_PROPERTY}). */
+    static final String ENDPOINT_PROPERTY = "safetensors.s3.endpoint";
+    /** The system property the S3 provider takes path-style addressing from ({@code true} or {@code false}). */
+    static final String PATH_STYLE_PROPERTY = "safetensors.s3.pathStyle";
+    /** No S3 option given. */
+    static final S3Settings NONE = new S3Settings(null, false);
 
-    private S3Settings() {
-    }
+    private static final Object CONSTRUCTION = new Object();
 
-    /**
-     * @return whether the S3 backend is in the boot layer, or, when the command itself runs from the class path (an
-     *         application embedding it, the in-process tests), on the class path
-     */
-    static boolean available() {
-        if (S3Settings.class.getModule().isNamed()) {
-            return ModuleLayer.boot().findModule(MODULE).isPresent();
-        }
-        try {
-            Class.forName("dev.safetensors.s3.S3SourceProvider", false, S3Settings.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException | LinkageError e) {
-            return false;
-        }
-    }
+    private final URI endpoint;
+    private final boolean pathStyle;
 
     /**
      * @param endpoint  the endpoint override, or {@code null}
      * @param pathStyle whether {@code --s3-path-style} was given; without it the backend decides (path-style for a
      *                  custom endpoint, virtual-hosted for AWS)
-     * @return a provider whose client is built with these settings
      */
-    static RandomAccessSourceProvider provider(URI endpoint, boolean pathStyle) {
-        return new S3SourceProvider(new S3ClientOptions(endpoint, pathStyle ? Boolean.TRUE : null));
+    S3Settings(URI endpoint, boolean pathStyle) {
+        this.endpoint = endpoint;
+        this.pathStyle = pathStyle;
+    }
+
+    /** Builds something while the S3 options are visible to the providers it constructs. */
+    @FunctionalInterface
+    interface Construction<T, X extends Exception> {
+        /**
+         * @return what was built
+         * @throws X if it cannot be built
+         */
+        T build() throws X;
+    }
+
+    /**
+     * @param construction what constructs providers (a registry's build, a backend's layer)
+     * @param <T>          what it builds
+     * @param <X>          what it may throw
+     * @return what it built
+     * @throws X what it threw
+     */
+    <T, X extends Exception> T construct(Construction<T, X> construction) throws X {
+        synchronized (CONSTRUCTION) {
+            String endpointBefore = System.getProperty(ENDPOINT_PROPERTY);
+            String pathStyleBefore = System.getProperty(PATH_STYLE_PROPERTY);
+            try {
+                if (endpoint != null) {
+                    System.setProperty(ENDPOINT_PROPERTY, endpoint.toString());
+                }
+                if (pathStyle) {
+                    System.setProperty(PATH_STYLE_PROPERTY, "true");
+                }
+                return construction.build();
+            } finally {
+                restore(ENDPOINT_PROPERTY, endpointBefore);
+                restore(PATH_STYLE_PROPERTY, pathStyleBefore);
+            }
+        }
+    }
+
+    private static void restore(String property, String value) {
+        if (value == null) {
+            System.clearProperty(property);
+        } else {
+            System.setProperty(property, value);
+        }
     }
 }

@@ -12,15 +12,20 @@ import dev.safetensors.core.SourceRegistry;
 
 import java.io.IOException;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.ServiceLoader;
 import java.util.TreeSet;
 
 /**
- * Opens the sources of one command run through one {@link SourceRegistry}: the command's own S3 provider (built from
- * the command line's S3 options) first, then the providers found through {@link ServiceLoader}. The registry is built
- * once, on the first remote location, and kept for the whole run, because each backend builds its HTTP or SDK client
- * once per provider instance: a hundred shards then share one client and its connections. A run over local files
- * never loads a cloud SDK class: local locations are served by a registry of local files alone.
+ * Opens the sources of one command run through one {@link SourceRegistry}: a {@link BackendProvider} for each backend
+ * folder the launcher names ({@value #BACKENDS_PROPERTY}), loaded on the first location that needs it, then the
+ * providers {@link ServiceLoader} finds where the command runs (the boot layer's, or, for a command embedded in an
+ * application or run in-process by the tests, the class path's: every backend there, as before). Providers are
+ * constructed with the command line's S3 options ({@link S3Settings}). The registry is built once, on the first
+ * remote location, and kept for the whole run, because each backend builds its HTTP or SDK client once per provider
+ * instance: a hundred shards then share one client and its connections. A run over local files never loads a cloud
+ * SDK class: local locations are served by a registry of local files alone.
  *
  * <p>What cannot name a source at all is refused before anything is opened: an empty path, and a
  * {@code scheme://} location that is not a valid URI (nothing after the scheme, spaces), which would otherwise be
@@ -28,30 +33,71 @@ import java.util.TreeSet;
  * Thread-safe.
  */
 final class SourceOpener {
+    /**
+     * The system property naming the folder of backend folders ({@link Backend}) to load on first use; the launcher
+     * sets it to {@code safetensors-cli/target/lib/backends}. Unset, only the providers {@link ServiceLoader} finds
+     * serve.
+     */
+    static final String BACKENDS_PROPERTY = "safetensors.backends";
+
     /** Serves local paths and {@code file:} URIs only. */
     private static final SourceRegistry LOCAL = SourceRegistry.builder().build();
 
-    private final RandomAccessSourceProvider s3;
+    private final S3Settings s3;
+    private final RandomAccessSourceProvider first;
     private SourceRegistry registry;
+    /** Why a backend folder could not be read, for the message of a scheme no backend serves. */
+    private final List<String> unreadable = new ArrayList<>();
 
-    /**
-     * @param s3 the provider to use for {@code s3://} instead of the one {@link ServiceLoader} finds (built from the
-     *           command line's S3 options), or {@code null}
-     */
-    SourceOpener(RandomAccessSourceProvider s3) {
+    /** @param s3 the command line's S3 options, which the S3 provider is constructed with */
+    SourceOpener(S3Settings s3) {
         this.s3 = s3;
+        this.first = null;
+    }
+
+    /** @param first a provider asked before every other (a test's fake store); no S3 options */
+    SourceOpener(RandomAccessSourceProvider first) {
+        this.s3 = S3Settings.NONE;
+        this.first = first;
     }
 
     /** @return the run's registry of every provider, built on first use */
     synchronized SourceRegistry registry() {
         if (registry == null) {
             SourceRegistry.Builder builder = SourceRegistry.builder();
-            if (s3 != null) {
-                builder.provider(s3);
+            if (first != null) {
+                builder.provider(first);
             }
-            registry = builder.installedProviders().build();
+            for (Backend backend : backends()) {
+                builder.provider(new BackendProvider(backend, s3));
+            }
+            registry = s3.construct(() -> builder.installedProviders().build());
         }
         return registry;
+    }
+
+    /** The backends of {@value #BACKENDS_PROPERTY}; a folder that cannot be read is left out and remembered. */
+    private List<Backend> backends() {
+        String folder = System.getProperty(BACKENDS_PROPERTY);
+        List<Backend> backends = new ArrayList<>();
+        if (folder == null || folder.isEmpty()) {
+            return backends;
+        }
+        List<Path> folders;
+        try {
+            folders = Backend.folders(Path.of(folder));
+        } catch (IOException | java.nio.file.InvalidPathException e) {
+            unreadable.add(folder + ": " + e.getMessage());
+            return backends;
+        }
+        for (Path f : folders) {
+            try {
+                Backend.read(f).ifPresent(backends::add);
+            } catch (IOException e) {
+                unreadable.add(f + ": " + e.getMessage());
+            }
+        }
+        return backends;
     }
 
     /**
@@ -79,13 +125,8 @@ final class SourceOpener {
             return location.uri().isEmpty() ? LOCAL.open(UndecodableName.resolve(path)) : LOCAL.open(location);
         }
         if (registry().providers().stream().noneMatch(p -> p.supports(location))) {
-            if (location.scheme().equals("s3") && !S3Settings.available()) {
-                throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "the S3 backend (dev.safetensors.s3"
-                        + " and the AWS SDK) is not on the module path; bin/safetensors adds it when the command line"
-                        + " names an s3:// source");
-            }
             throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend reads '"
-                    + location.scheme() + ":' sources; supported: local paths, " + supportedSchemes());
+                    + location.scheme() + ":' sources; supported: " + supportedSchemes());
         }
         return registry().open(location);
     }
@@ -113,18 +154,31 @@ final class SourceOpener {
         }
     }
 
-    private String supportedSchemes() {
-        TreeSet<String> schemes = new TreeSet<>();
-        if (!S3Settings.available()) {
-            // not loaded for this run, but one s3:// source on the command line loads it
-            schemes.add("s3:");
-        }
-        for (String s : new String[] {"file", "s3", "gs", "http", "https", "hf"}) {
-            Location probe = Location.parse(s + "://x/y");
-            if (registry().providers().stream().anyMatch(p -> p.supports(probe))) {
-                schemes.add(s + ":");
+    /**
+     * The schemes this run can read, from the backends themselves: those the installed ones declare (their
+     * descriptors on the class path or in the boot layer) and those of the backend folders, each kept only when a
+     * provider of the registry answers for it; then any backend folder that could not be read.
+     */
+    private String supportedSchemes() throws IOException {
+        TreeSet<String> declared = new TreeSet<>(Backend.installedSchemes(SourceOpener.class.getClassLoader()));
+        for (RandomAccessSourceProvider p : registry().providers()) {
+            if (p instanceof BackendProvider lazy) {
+                declared.addAll(lazy.backend().schemes());
             }
         }
-        return String.join(", ", schemes);
+        List<String> supported = new ArrayList<>(List.of("local paths", "file:"));
+        for (String scheme : declared) {
+            Location probe = Location.parse(scheme + "://x/y");
+            if (registry().providers().stream().anyMatch(p -> p.supports(probe))) {
+                supported.add(scheme + ":");
+            }
+        }
+        String text = String.join(", ", supported);
+        synchronized (this) {
+            if (!unreadable.isEmpty()) {
+                text += "; backend folders that could not be read: " + String.join("; ", unreadable);
+            }
+        }
+        return text;
     }
 }

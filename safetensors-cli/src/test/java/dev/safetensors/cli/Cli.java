@@ -137,11 +137,22 @@ final class Cli {
      * @return what the script printed and returned
      */
     static Run shell(String script, String... args) {
+        return shell(Map.of(), script, args);
+    }
+
+    /**
+     * @param env    extra environment variables
+     * @param script the script, in which {@code $0} is the launcher
+     * @param args   {@code $1}, {@code $2}, ...
+     * @return what the script printed and returned
+     */
+    static Run shell(Map<String, String> env, String script, String... args) {
         List<String> command = new ArrayList<>(List.of("bash", "-c", script, LAUNCHER.toString()));
         command.addAll(Arrays.asList(args));
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("SAFETENSORS_NO_BUILD", "1");
+        pb.environment().putAll(env);
         pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         return finish(pb, script);
     }

@@ -1,5 +1,8 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.azure.testing.Azurite;
+import dev.safetensors.fixtures.GcsStandIn;
+import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,8 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * What only the launcher and a real process show: the terminal flags the launcher passes, a manifest read from a
- * pipe (the launcher never reads user files), and standard output that is a full device or a pipe closed early.
- * Every other test of the command runs it in-process ({@link InProcess}): a JVM start is what costs here.
+ * pipe (the launcher never reads user files), standard output that is a full device or a pipe closed early, and the
+ * cloud backends, which the command loads into layers of their own on first use, wherever a location comes from
+ * (standard input, {@code --from-file}, an index), against s3proxy, Azurite and the GCS stand-in. Every other test
+ * of the command runs it in-process ({@link InProcess}): a JVM start is what costs here.
  */
 class LauncherIT {
     @TempDir
@@ -95,5 +100,102 @@ class LauncherIT {
                 + " \"$0\" validate \"$name\"", file.toString(), dir.toString()).exits(0);
         assertEquals(List.of("OK          " + dir + "/m\\ufffd.safetensors: 3 tensors, 12 parameters, 272 B"),
                 run.outLines(), run.describe());
+    }
+
+    /** The launcher's JVM writes the classes it loads here, to show which backends a run loaded. */
+    private Map<String, String> classLog(Path log) {
+        return Map.of("SAFETENSORS_JAVA_OPTS", "-Xlog:class+load=info:file=" + log);
+    }
+
+    private static String loaded(Path log) throws IOException {
+        return Files.readString(log);
+    }
+
+    @Test
+    void s3LocationsFromStandardInputWithOnlyAwsVariablesAreValid() throws IOException {
+        Fixtures.twoShards(dir.resolve("store/ckpt"));
+        try (LoopbackS3 s3 = LoopbackS3.inMemory()) {
+            s3.put("bkt", "m/x.safetensors", Fixtures.small().build());
+            s3.putFiles("bkt", dir.resolve("store"));
+            Map<String, String> env = new java.util.HashMap<>(awsOnly(s3));
+            Path log = dir.resolve("s3.classes");
+            env.putAll(classLog(log));
+            // the done-when line of the issue, and an index whose shards are S3 objects
+            Cli.Run run = Cli.shell(env, "printf 's3://bkt/m/x.safetensors\\ns3://bkt/ckpt/model.safetensors"
+                    + ".index.json\\n' | \"$0\" validate --json -").exits(0);
+            // every result line names its source (a closing summary line, if any, names none)
+            List<tools.jackson.databind.JsonNode> results = run.json().stream().filter(n -> n.has("source")).toList();
+            List<String> sources = results.stream().map(n -> n.get("source").asString()).toList();
+            assertTrue(sources.contains("s3://bkt/m/x.safetensors"), run.describe());
+            assertTrue(sources.contains("s3://bkt/ckpt/model-00002-of-00002.safetensors"), run.describe());
+            results.stream().filter(n -> n.get("source").asString().equals("s3://bkt/m/x.safetensors"))
+                    .forEach(n -> assertEquals("valid", n.get("status").asString(), run.describe()));
+            String classes = loaded(log);
+            assertTrue(classes.contains("dev.safetensors.s3.S3SourceProvider"), "the S3 backend was loaded");
+            assertFalse(classes.contains("com.azure.") || classes.contains("com.google.cloud."),
+                    "a run over S3 pays for the S3 backend alone");
+        }
+    }
+
+    @Test
+    void theS3OptionsReachTheBackendInItsLayer() throws IOException {
+        try (LoopbackS3 s3 = LoopbackS3.inMemory()) {
+            s3.put("bkt", "m/x.safetensors", Fixtures.small().build());
+            Map<String, String> env = new java.util.HashMap<>(awsOnly(s3));
+            env.remove("AWS_ENDPOINT_URL");
+            Cli.Run run = Cli.shell(env, "echo s3://bkt/m/x.safetensors | \"$0\" validate --s3-endpoint \"$1\""
+                    + " --s3-path-style -", s3.endpoint().toString()).exits(0);
+            assertTrue(run.out().startsWith("OK          s3://bkt/m/x.safetensors: 3 tensors"), run.describe());
+        }
+    }
+
+    @Test
+    void azLocationsFromStandardInputAreValid() throws IOException {
+        Azurite azurite = Azurite.shared();
+        azurite.put("launcher", "x.safetensors", Fixtures.small().build());
+        Path log = dir.resolve("az.classes");
+        Map<String, String> env = new java.util.HashMap<>(Map.of("AZURE_STORAGE_ACCOUNT", Azurite.ACCOUNT,
+                "AZURE_STORAGE_KEY", Azurite.KEY, "AZURE_STORAGE_BLOB_ENDPOINT", azurite.endpoint()));
+        env.putAll(classLog(log));
+        Cli.Run run = Cli.shell(env, "echo az://launcher/x.safetensors | \"$0\" validate -").exits(0);
+        assertTrue(run.out().startsWith("OK          az://launcher/x.safetensors: 3 tensors"), run.describe());
+        String classes = loaded(log);
+        assertFalse(classes.contains("software.amazon.") || classes.contains("com.google.cloud."),
+                "a run over Azure pays for the Azure backend alone");
+    }
+
+    @Test
+    void gsLocationsFromAFileAreValid() throws Exception {
+        try (GcsStandIn gcs = new GcsStandIn()) {
+            gcs.put("models", "x.safetensors", Fixtures.small().build(), 1712345678901234L);
+            Path list = Files.writeString(dir.resolve("list.txt"), "gs://models/x.safetensors\n");
+            Cli.Run run = Cli.run(Map.of("STORAGE_EMULATOR_HOST", gcs.hostAndPort(), "GOOGLE_CLOUD_PROJECT", "test"),
+                    "validate", "--from-file", list.toString()).exits(0);
+            assertTrue(run.out().startsWith("OK          gs://models/x.safetensors: 3 tensors"), run.describe());
+        }
+    }
+
+    @Test
+    void aLocalRunLoadsNoBackendAndAnUnknownSchemeNamesTheBackendsSchemes() throws IOException {
+        Path log = dir.resolve("local.classes");
+        Cli.run(classLog(log), "validate", Cli.examples().resolve("sample.safetensors").toString()).exits(0);
+        String classes = loaded(log);
+        assertTrue(classes.contains("dev.safetensors.cli.Main"), classes.length() + " bytes of log");
+        for (String backend : List.of("dev.safetensors.s3.", "dev.safetensors.azure.", "dev.safetensors.gcs.",
+                "software.amazon.", "com.azure.", "com.google.")) {
+            assertFalse(classes.contains(backend), backend + " loaded by a local run");
+        }
+        Cli.Run unknown = Cli.shell("echo foo://bucket/x.safetensors | \"$0\" validate -").exits(3);
+        assertTrue(unknown.stderr().contains("no storage backend reads 'foo:' sources; supported: local paths, file:,"
+                + " abfs:, abfss:, az:, azure:, gs:, hf:, http:, https:, s3: [UNSUPPORTED_SCHEME]"), unknown.describe());
+    }
+
+    /** The AWS SDK's own variables, and nothing else, naming s3proxy: no --s3- option, no profile. */
+    private Map<String, String> awsOnly(LoopbackS3 s3) {
+        return Map.of("AWS_ACCESS_KEY_ID", LoopbackS3.ACCESS_KEY, "AWS_SECRET_ACCESS_KEY", LoopbackS3.SECRET_KEY,
+                "AWS_REGION", "us-east-1", "AWS_ENDPOINT_URL", s3.endpoint().toString(),
+                "AWS_CONFIG_FILE", dir.resolve("no-aws-config").toString(),
+                "AWS_SHARED_CREDENTIALS_FILE", dir.resolve("no-aws-credentials").toString(),
+                "AWS_EC2_METADATA_DISABLED", "true");
     }
 }

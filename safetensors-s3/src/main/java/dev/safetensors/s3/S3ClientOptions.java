@@ -9,7 +9,11 @@ import software.amazon.awssdk.profiles.ProfileProperty;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
+import dev.safetensors.ErrorCode;
+import dev.safetensors.StorageException;
+
 import java.net.URI;
+import java.net.URISyntaxException;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -47,8 +51,63 @@ public record S3ClientOptions(URI endpoint, Boolean pathStyle) {
     /** The SDK's configuration chain alone: no endpoint override, addressing decided from the endpoint. */
     public static final S3ClientOptions DEFAULT = new S3ClientOptions(null, null);
 
+    /**
+     * The system property {@link S3SourceProvider#S3SourceProvider() S3SourceProvider()} takes its endpoint from:
+     * how a tool that finds the provider through {@link java.util.ServiceLoader} (the {@code safetensors} command's
+     * {@code --s3-endpoint}) configures it without naming this module's types.
+     */
+    public static final String ENDPOINT_PROPERTY = "safetensors.s3.endpoint";
+
+    /**
+     * The system property {@link S3SourceProvider#S3SourceProvider() S3SourceProvider()} takes {@code pathStyle} from,
+     * {@code true} or {@code false} (the command's {@code --s3-path-style}); unset, {@code null}.
+     */
+    public static final String PATH_STYLE_PROPERTY = "safetensors.s3.pathStyle";
+
     /** The environment variable that decides the addressing when {@code pathStyle} is {@code null}. */
     public static final String PATH_STYLE_VARIABLE = "SAFETENSORS_S3_PATH_STYLE";
+
+    /**
+     * The options {@value #ENDPOINT_PROPERTY} and {@value #PATH_STYLE_PROPERTY} name, as read when a provider was
+     * constructed.
+     *
+     * @param endpoint  the endpoint property's value, or {@code null}
+     * @param pathStyle the path-style property's value, or {@code null}
+     * @return the options; {@link #DEFAULT} when both are unset
+     * @throws StorageException {@link dev.safetensors.ErrorCode#INVALID_ENDPOINT} if the endpoint is not an absolute
+     *                          {@code http(s)} URL or the path style is neither {@code true} nor {@code false}
+     */
+    static S3ClientOptions fromProperties(String endpoint, String pathStyle) throws StorageException {
+        URI uri = null;
+        if (endpoint != null && !endpoint.isBlank()) {
+            try {
+                uri = new URI(endpoint.trim());
+            } catch (URISyntaxException e) {
+                throw badEndpoint();
+            }
+            String scheme = uri.getScheme();
+            if (scheme == null || uri.getHost() == null
+                    || !(scheme.equalsIgnoreCase("http") || scheme.equalsIgnoreCase("https"))) {
+                throw badEndpoint();
+            }
+        }
+        Boolean style = null;
+        if (pathStyle != null && !pathStyle.isBlank()) {
+            switch (pathStyle.trim().toLowerCase(Locale.ROOT)) {
+                case "true" -> style = Boolean.TRUE;
+                case "false" -> style = Boolean.FALSE;
+                default -> throw new StorageException(ErrorCode.INVALID_ENDPOINT, "s3", "the " + PATH_STYLE_PROPERTY
+                        + " property is neither true nor false");
+            }
+        }
+        return uri == null && style == null ? DEFAULT : new S3ClientOptions(uri, style);
+    }
+
+    private static StorageException badEndpoint() {
+        // not quoted: an endpoint may carry a password before '@'
+        return new StorageException(ErrorCode.INVALID_ENDPOINT, "s3", "the " + ENDPOINT_PROPERTY
+                + " property is not an absolute http(s) URL");
+    }
 
     /**
      * @param endpoint the endpoint override, or {@code null} for the SDK's own

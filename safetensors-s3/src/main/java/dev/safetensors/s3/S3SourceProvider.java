@@ -18,21 +18,34 @@ import java.util.Objects;
 /**
  * Opens {@link S3Source}s for {@code s3://bucket/key} and {@code s3://bucket/key?versionId=ID} URIs.
  *
- * <p>The no-argument constructor (the one {@link java.util.ServiceLoader} uses) builds one client with
- * {@link S3ClientOptions#DEFAULT}, that is from the SDK's configuration chain, when the first source is opened,
- * and shares it between all the sources it opens; {@link #close()} closes it. Tools that take an endpoint or
+ * <p>The no-argument constructor (the one {@link java.util.ServiceLoader} uses) builds one client, when the first
+ * source is opened, from the SDK's configuration chain ({@code AWS_REGION}, {@code AWS_ENDPOINT_URL_S3},
+ * {@code AWS_ENDPOINT_URL}, profiles: see {@link S3ClientOptions}) and the system properties
+ * {@value S3ClientOptions#ENDPOINT_PROPERTY} and {@value S3ClientOptions#PATH_STYLE_PROPERTY} as they were when it
+ * was constructed, and shares it between all the sources it opens; {@link #close()} closes it. Tools that take an endpoint or
  * path-style addressing from their users pass {@link S3ClientOptions}; programs that manage their own client pass
  * it, and it is never closed here. Thread-safe.
  */
 public final class S3SourceProvider implements RandomAccessSourceProvider, AutoCloseable {
-    private final S3ClientOptions options;
+    /** The client's options; {@code null} until the first open for the no-argument constructor's. */
+    private S3ClientOptions options;
+    /** The system properties the no-argument constructor read, parsed on the first open (a bad one fails it). */
+    private final String endpointProperty;
+    private final String pathStyleProperty;
     private final RemotePolicy policy;
     private final boolean ownsClient;
     private S3Client client;
 
-    /** A provider whose client comes from the SDK's configuration chain alone. */
+    /**
+     * A provider whose client comes from the SDK's configuration chain and the system properties
+     * {@value S3ClientOptions#ENDPOINT_PROPERTY} and {@value S3ClientOptions#PATH_STYLE_PROPERTY}, read now; a
+     * malformed one fails the first {@link #open} with {@link ErrorCode#INVALID_ENDPOINT}.
+     */
     public S3SourceProvider() {
-        this(S3ClientOptions.DEFAULT);
+        this.endpointProperty = System.getProperty(S3ClientOptions.ENDPOINT_PROPERTY);
+        this.pathStyleProperty = System.getProperty(S3ClientOptions.PATH_STYLE_PROPERTY);
+        this.policy = RemotePolicy.DEFAULT;
+        this.ownsClient = true;
     }
 
     /** @param options how to build the client, on the first {@link #open} */
@@ -46,6 +59,8 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
      */
     public S3SourceProvider(S3ClientOptions options, RemotePolicy policy) {
         this.options = Objects.requireNonNull(options, "options");
+        this.endpointProperty = null;
+        this.pathStyleProperty = null;
         this.policy = Objects.requireNonNull(policy, "policy");
         this.ownsClient = true;
     }
@@ -61,6 +76,8 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
      */
     public S3SourceProvider(S3Client client, RemotePolicy policy) {
         this.options = null;
+        this.endpointProperty = null;
+        this.pathStyleProperty = null;
         this.policy = Objects.requireNonNull(policy, "policy");
         this.client = Objects.requireNonNull(client, "client");
         this.ownsClient = false;
@@ -110,6 +127,9 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
 
     private synchronized S3Client client() throws IOException {
         if (client == null) {
+            if (options == null) {
+                options = S3ClientOptions.fromProperties(endpointProperty, pathStyleProperty);
+            }
             if (options.endpointCarriesUserInfo(System.getenv(), System.getProperties()::getProperty)) {
                 // not quoted: the part before '@' may be a password
                 throw new StorageException(ErrorCode.INVALID_ENDPOINT, "s3", "the S3 endpoint (the one given, or"

@@ -75,6 +75,44 @@ class S3SourceProviderTest {
     }
 
     @Test
+    void theNoArgumentProviderTakesItsEndpointAndAddressingFromThePropertiesWhenConstructed() throws Exception {
+        try (WireMockS3 s3 = new WireMockS3()) {
+            s3.put("k", StoredObject.of(new byte[10], "\"e\""));
+            S3SourceProvider provider;
+            System.setProperty(S3ClientOptions.ENDPOINT_PROPERTY, "http://127.0.0.1:" + s3.server.port());
+            System.setProperty(S3ClientOptions.PATH_STYLE_PROPERTY, "true");
+            try {
+                provider = new S3SourceProvider();
+            } finally {
+                System.clearProperty(S3ClientOptions.ENDPOINT_PROPERTY);
+                System.clearProperty(S3ClientOptions.PATH_STYLE_PROPERTY);
+            }
+            // the properties are gone: what the provider read when it was constructed is what it uses
+            try (provider; RandomAccessSource source = provider.open(dev.safetensors.Location.parse("s3://models/k"))) {
+                assertEquals(10, source.size());
+            }
+            assertEquals("/models/k", s3.requests().get(0).getUrl().split("\\?", 2)[0],
+                    "path-style, at the endpoint of the property");
+        }
+    }
+
+    @Test
+    void aMalformedEndpointPropertyFailsTheFirstOpen() {
+        System.setProperty(S3ClientOptions.ENDPOINT_PROPERTY, "not a url");
+        S3SourceProvider provider;
+        try {
+            provider = new S3SourceProvider();
+        } finally {
+            System.clearProperty(S3ClientOptions.ENDPOINT_PROPERTY);
+        }
+        try (provider) {
+            dev.safetensors.StorageException e = assertThrows(dev.safetensors.StorageException.class,
+                    () -> provider.open(dev.safetensors.Location.parse("s3://models/m.safetensors")));
+            assertEquals(ErrorCode.INVALID_ENDPOINT, e.code());
+        }
+    }
+
+    @Test
     void anEndpointWithAPasswordIsRefusedBeforeAnyRequestAndNeverShown() {
         for (String endpoint : new String[]{"http://user:PASSWORD@127.0.0.1:1", "http://user:PASS%2FWORD@127.0.0.1:1/"}) {
             try (S3SourceProvider provider = new S3SourceProvider(S3ClientOptions.DEFAULT.withEndpoint(
