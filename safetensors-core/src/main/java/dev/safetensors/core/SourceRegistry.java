@@ -166,11 +166,16 @@ public final class SourceRegistry implements AutoCloseable {
         return Optional.empty();
     }
 
-    private static InvalidLocationException unsupported(Location location, String does, String what) {
+    private InvalidLocationException unsupported(Location location, String does, String what) {
+        // named by what is installed, never by a list of backends written here: core knows none of them
+        StringBuilder installed = new StringBuilder();
+        for (RandomAccessSourceProvider p : providers) {
+            installed.append(installed.length() == 0 ? "" : ", ").append(p.getClass().getSimpleName());
+        }
         return new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend " + does + " '"
                 + location.scheme() + ":' " + what + "; local files are built in, and every other scheme needs the"
-                + " backend module that serves it (safetensors-s3, safetensors-gcs, safetensors-azure,"
-                + " safetensors-http) on the class or module path");
+                + " backend module that serves it on the class or module path (installed: "
+                + (installed.length() == 0 ? "none" : installed) + ")");
     }
 
     /** @return the providers in the order they are asked, the application's first */

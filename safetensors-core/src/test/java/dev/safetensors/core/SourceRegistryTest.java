@@ -18,6 +18,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -143,6 +144,9 @@ class SourceRegistryTest {
                     () -> registry.open(Location.parse("ftp://host/m.safetensors")));
             assertEquals(ErrorCode.UNSUPPORTED_SCHEME, e.code());
             assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
+            assertTrue(e.getMessage().contains("installed: FakeProvider"), "named by what is installed: "
+                    + e.getMessage());
+            assertFalse(e.getMessage().contains("safetensors-s3"), "core names no backend: " + e.getMessage());
         }
     }
 }
