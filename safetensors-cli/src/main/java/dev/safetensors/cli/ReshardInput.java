@@ -77,7 +77,7 @@ final class ReshardInput implements Closeable {
         Location location = Location.parse(argument);
         SourceOpener.checkNamesSomething(location);
         SafetensorsClient checkpointOptions = opener.options(location, limits, options);
-        List<CheckpointFiles> found = CheckpointFiles.locateAll(argument, checkpointOptions);
+        List<CheckpointFiles> found = checkpointOptions.locateAll(location);
         if (found.size() != 1) {
             // a repository with several checkpoints (diffusers components): reshard one at a time
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, Sanitized.line(argument, 400) + " holds "

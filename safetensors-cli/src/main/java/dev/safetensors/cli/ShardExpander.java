@@ -42,8 +42,8 @@ final class ShardExpander {
         }
         try {
             SourceOpener.checkNamesSomething(location);
-            List<CheckpointFiles> all = CheckpointFiles.locateAll(argument,
-                    opener.options(location, limits, ReadOptions.DEFAULT));
+            List<CheckpointFiles> all = opener.options(location, limits, ReadOptions.DEFAULT)
+                    .locateAll(location);
             List<Target> targets = new ArrayList<>();
             for (CheckpointFiles files : all) {
                 targets.add(target(all.size() == 1 ? location.display() : named(location.display(), files.folder()),

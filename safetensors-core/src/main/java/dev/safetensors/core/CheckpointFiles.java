@@ -65,29 +65,17 @@ public final class CheckpointFiles {
 
     /**
      * @param location a file, an index, or a repository, as a path or a URI ({@link Location#parse})
-     * @return its files, found through the {@linkplain SafetensorsClient#defaultClient() default options}; for a
-     *         repository, its root checkpoint or else the first listed
+     * @return its files, found through the {@linkplain SafetensorsClient#defaultClient() default client} as
+     *         {@link SafetensorsClient#locate(Location)} finds them; for a repository, its root checkpoint or else the
+     *         first listed
      * @throws IOException if nothing can be found there, the index is invalid, or a request fails
      */
     public static CheckpointFiles locate(String location) throws IOException {
-        return locate(location, null, SafetensorsClient.defaultClient());
+        return SafetensorsClient.defaultClient().locate(Location.parse(location));
     }
 
-    /**
-     * @param location a file, an index, a folder or prefix (the first of {@link RepositoryCheckpoint#FILE_NAMES} it
-     *                 holds, else its only index, else its only {@code .safetensors} file), or a repository
-     * @param folder   for a repository, the folder of the checkpoint to pick ({@code ""} for the root), or
-     *                 {@code null} for the default choice; ignored for a file or an index
-     * @param options  the registry that opens and lists every location, and the limits of the index and listing
-     * @return its files
-     * @throws IOException a {@link SourceNotFoundException} if a repository holds no checkpoint (in that folder);
-     *                     an {@link InvalidLocationException} with {@link ErrorCode#INVALID_SOURCE} if a listing
-     *                     holds more than {@link dev.safetensors.CheckpointLimits#maxCheckpointsPerListing()} checkpoints;
-     *                     whatever reading the index or listing the repository throws
-     */
-    public static CheckpointFiles locate(String location, String folder, SafetensorsClient options)
-            throws IOException {
-        Location at = Location.parse(location);
+    /** What {@link SafetensorsClient#locate(Location, String)} does. */
+    static CheckpointFiles locate(Location at, String folder, SafetensorsClient options) throws IOException {
         Optional<RepositoryListing> listing = listing(at, options);
         if (listing.isEmpty()) {
             return ofLocation(at, options);
@@ -102,17 +90,11 @@ public final class CheckpointFiles {
      * @throws IOException if nothing can be found there, an index is invalid, or a request fails
      */
     public static List<CheckpointFiles> locateAll(String location) throws IOException {
-        return locateAll(location, SafetensorsClient.defaultClient());
+        return SafetensorsClient.defaultClient().locateAll(Location.parse(location));
     }
 
-    /**
-     * @param location a file, an index, or a repository
-     * @param options  the registry that opens and lists every location, and the limits of the indexes and listing
-     * @return every checkpoint there: one for a file or an index, each listed one for a repository
-     * @throws IOException as {@link #locate(String, String, SafetensorsClient)}
-     */
-    public static List<CheckpointFiles> locateAll(String location, SafetensorsClient options) throws IOException {
-        Location at = Location.parse(location);
+    /** What {@link SafetensorsClient#locateAll(Location)} does. */
+    static List<CheckpointFiles> locateAll(Location at, SafetensorsClient options) throws IOException {
         Optional<RepositoryListing> listing = listing(at, options);
         if (listing.isEmpty()) {
             return List.of(ofLocation(at, options));
