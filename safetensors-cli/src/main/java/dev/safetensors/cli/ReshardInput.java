@@ -83,7 +83,7 @@ final class ReshardInput implements Closeable {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, Sanitized.line(argument, 400) + " holds "
                     + found.size() + " checkpoints: name one, such as the repository's folder of the component");
         }
-        Checkpoint checkpoint = Checkpoint.open(found.get(0), checkpointOptions);
+        Checkpoint checkpoint = checkpointOptions.openCheckpoint(found.get(0));
         List<Tensor> tensors = new ArrayList<>();
         Map<String, String> metadata = null;
         for (int i = 0; i < checkpoint.headers().size(); i++) {

@@ -56,7 +56,12 @@ final class ShardExpander {
         }
     }
 
-    private static Target target(String name, CheckpointFiles files) {
+    /**
+     * @param name  the checkpoint's name as shown
+     * @param files the located checkpoint
+     * @return its target: its single file, or its shards
+     */
+    static Target target(String name, CheckpointFiles files) {
         if (!files.isSharded()) {
             return new Target.File(files.file(), SourceResult.Kind.FILE, null, files.cost());
         }
@@ -64,7 +69,7 @@ final class ShardExpander {
         for (Location shard : files.shards()) {
             shards.add(new Target.File(shard, SourceResult.Kind.SHARD, name, SourceStatistics.NONE));
         }
-        return new Target.Checkpoint(name, files.index().orElseThrow(), shards, files.cost(), files.attributes(),
+        return new Target.Checkpoint(name, files, shards, files.cost(), files.attributes(),
                 null);
     }
 

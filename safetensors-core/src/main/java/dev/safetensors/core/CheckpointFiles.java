@@ -74,6 +74,23 @@ public final class CheckpointFiles {
         return SafetensorsClient.defaultClient().locate(Location.parse(location));
     }
 
+    /**
+     * A single file as named, with no request: for a caller that already knows the location is a
+     * {@code .safetensors} file (a listing's entry), to check it ({@link SafetensorsClient#check}) beside located
+     * checkpoints.
+     *
+     * @param file a {@code .safetensors} file, local or remote
+     * @return its files: itself alone, with the {@code config.json} beside a local file
+     * @throws IllegalArgumentException if the location is an index
+     */
+    public static CheckpointFiles ofFile(Location file) {
+        if (file.isIndex()) {
+            throw new IllegalArgumentException("an index is located, not taken as a file: " + file.display());
+        }
+        return new CheckpointFiles(file, "", file, null, List.of(file), localConfig(file), SourceIdentity.NONE,
+                SourceStatistics.NONE);
+    }
+
     /** What {@link SafetensorsClient#locate(Location, String)} does. */
     static CheckpointFiles locate(Location at, String folder, SafetensorsClient options) throws IOException {
         Optional<RepositoryListing> listing = listing(at, options);

@@ -6,6 +6,7 @@ import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
 
 import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.SourceStatistics;
 
 import java.io.IOException;
 import java.util.ArrayDeque;
@@ -282,18 +283,20 @@ public final class SafetensorsClient {
      * The metadata of a checkpoint that {@link #check} found valid, from the headers its file verdicts gave: only
      * its {@code config.json} is read, for the parameter counting, so no header is requested twice.
      *
-     * @param verdict a valid checkpoint verdict of this client
+     * @param files   a checkpoint this client located and found valid
      * @param headers the validated header of each of its files, in shard order
-     * @return its metadata; the cost is the verdict's and the config's
+     * @param cost    the requests checking it took
+     * @return its metadata; the cost is the check's and the config's
      * @throws IOException if reading the config fails
-     * @throws IllegalArgumentException if the verdict is not valid or the headers are not one per file
+     * @throws IllegalArgumentException if the headers are not one per file
      */
-    public CheckpointMetadata metadata(CheckpointVerdict verdict, List<SafetensorsHeader> headers)
+    public CheckpointMetadata metadata(CheckpointFiles files, List<SafetensorsHeader> headers, SourceStatistics cost)
             throws IOException {
-        if (!verdict.valid() || verdict.files().isEmpty() || headers.size() != verdict.shards()) {
-            throw new IllegalArgumentException("metadata needs a valid verdict and one header per file");
+        if (headers.size() != files.shards().size()) {
+            throw new IllegalArgumentException("metadata needs one header per file: " + headers.size() + " for "
+                    + files.shards().size());
         }
-        return CheckpointMetadata.of(verdict.files().get(), headers, verdict.cost(), this);
+        return CheckpointMetadata.of(files, headers, cost, this);
     }
 
     // --- select and download: the listing selection and the download service ---
