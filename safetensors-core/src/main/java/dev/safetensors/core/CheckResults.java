@@ -28,6 +28,8 @@ public final class CheckResults<T> implements AutoCloseable {
     private final CheckHandler<T> handler;
     private final OrderedWindow<Step, Object> window;
     private T pending;
+    /** Whether {@link #pending} is a file's result, the handler's to release if it is never taken. */
+    private boolean pendingIsFile;
 
     /** A checkpoint to check: located, or why it could not be. */
     record Located(Location location, CheckpointFiles files, IOException failure) {
@@ -56,7 +58,9 @@ public final class CheckResults<T> implements AutoCloseable {
      */
     public boolean hasNext() throws IOException {
         while (pending == null && window.hasNext()) {
-            pending = take(window.next());
+            Object made = window.next();
+            pendingIsFile = made instanceof Done<?>;
+            pending = take(made);
         }
         return pending != null;
     }
@@ -79,10 +83,11 @@ public final class CheckResults<T> implements AutoCloseable {
     @Override
     public void close() {
         window.close();
-        if (pending != null) {
+        if (pending != null && pendingIsFile) {
             // a checkpoint's result holds no source: only a file's is the handler's to release
-            pending = null;
+            handler.discard(pending);
         }
+        pending = null;
     }
 
     private Object work(Step step) {

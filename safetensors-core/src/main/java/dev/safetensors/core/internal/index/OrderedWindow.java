@@ -98,7 +98,13 @@ public final class OrderedWindow<I, R> implements AutoCloseable {
             throw new java.util.NoSuchElementException();
         }
         if (pool == null) {
-            return work.apply(items.next());
+            I item = items.next();
+            try {
+                return work.apply(item);
+            } catch (RuntimeException e) {
+                close();
+                throw new StorageException(ErrorCode.IO_ERROR, what, "the " + what + " read failed: " + e, e);
+            }
         }
         while (inFlight.size() < concurrency && items.hasNext()) {
             I item = items.next();
