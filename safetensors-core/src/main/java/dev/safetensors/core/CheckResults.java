@@ -49,7 +49,9 @@ public final class CheckResults<T> implements AutoCloseable {
 
     CheckResults(Iterator<Located> checkpoints, CheckHandler<T> handler, int concurrency) {
         this.handler = handler;
-        this.window = new OrderedWindow<>(new Steps(checkpoints), this::work, this::discard, concurrency, "check");
+        // a checkpoint's end opens nothing: it takes no room from the files' reads
+        this.window = new OrderedWindow<>(new Steps(checkpoints), this::work, step -> step instanceof EndStep,
+                this::discard, concurrency, "check");
     }
 
     /**

@@ -82,7 +82,7 @@ final class PartitionRows implements PartitionReader<InternalRow> {
         groups.forEach(g -> files.addAll(g.files()));
         boolean keepOpen = wantSha || wantData;
         this.headers = new OrderedWindow<>(files.iterator(), l -> HeaderRead.read(l, options.limits(), keepOpen),
-                HeaderRead::close, Math.max(1, Math.min(options.ioThreads(), files.size())), "header");
+                l -> false, HeaderRead::close, Math.max(1, Math.min(options.ioThreads(), files.size())), "header");
     }
 
     @Override

@@ -62,7 +62,8 @@ public final class ShardHeaders {
         int concurrency = Math.max(1, Math.min(shards.size(), options.concurrency()));
         List<Read> all = new ArrayList<>(shards.size());
         try (OrderedWindow<Location, Read> window = new OrderedWindow<>(shards.iterator(),
-                shard -> one(shard, options, keepRemote, budget), ShardHeaders::close, concurrency, "shard-header")) {
+                shard -> one(shard, options, keepRemote, budget), shard -> false, ShardHeaders::close, concurrency,
+                "shard-header")) {
             while (window.hasNext()) {
                 all.add(window.next());
             }
