@@ -1,7 +1,6 @@
 package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
-import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
@@ -11,7 +10,6 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
-import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
@@ -21,7 +19,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -349,29 +346,6 @@ public final class CheckpointFiles {
      */
     public List<Location> shards() {
         return shards;
-    }
-
-    /**
-     * Cross-checks the index against headers its caller read from the shards ({@link ShardIndex#verifyAgainst}),
-     * the headers keyed by shard location as {@link #shards()} gives them.
-     *
-     * @param shardHeaders the header of each shard, by location
-     * @return the sum of the tensors' bytes over all shards
-     * @throws InvalidHeaderException with {@link ErrorCode#INVALID_INDEX} naming the first inconsistency, also when
-     *                                this is not a sharded checkpoint
-     */
-    public long verifyAgainst(Map<Location, SafetensorsHeader> shardHeaders) throws InvalidHeaderException {
-        if (index == null) {
-            throw ShardIndex.invalid(location.display(), "not a sharded checkpoint: there is no index", -1);
-        }
-        Map<String, SafetensorsHeader> byName = new LinkedHashMap<>();
-        for (int i = 0; i < shards.size(); i++) {
-            SafetensorsHeader h = shardHeaders.get(shards.get(i));
-            if (h != null) {
-                byName.put(index.shards().get(i), h);
-            }
-        }
-        return index.verifyAgainst(byName);
     }
 
     /** @return the {@code config.json} beside the checkpoint: named by a repository listing, or beside a local file */
