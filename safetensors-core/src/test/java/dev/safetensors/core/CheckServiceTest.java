@@ -15,12 +15,10 @@ import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
-import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
@@ -105,7 +103,7 @@ class CheckServiceTest {
     @Test
     void aRepositoryWhoseShardHeaderIsBadFailsWithThatShardAndTheCheckpoint() throws Exception {
         MemoryStore store = sharded(new MemoryStore(), "mem://r/", 4, -1).repository("mem://r/",
-                List.of(new RepositoryCheckpoint("", URI.create("mem://r/model.safetensors.index.json"), true,
+                List.of(new RepositoryCheckpoint("", Location.parse("mem://r/model.safetensors.index.json"), true,
                         Optional.empty())));
         List<CheckVerdict> all = all(client(store, 4), "mem://r/");
         assertEquals(SHARDS + 1, all.size());
@@ -166,12 +164,12 @@ class CheckServiceTest {
         }
 
         @Override
-        public boolean supports(URI uri) {
-            return store.supports(uri);
+        public boolean supports(Location location) {
+            return store.supports(location);
         }
 
         @Override
-        public Optional<RepositoryListing> listCheckpoints(URI location) {
+        public Optional<RepositoryListing> listCheckpoints(Location location) throws IOException {
             return store.listCheckpoints(location);
         }
 
@@ -186,11 +184,11 @@ class CheckServiceTest {
         }
 
         @Override
-        public RandomAccessSource open(URI uri) throws IOException {
-            RandomAccessSource s = store.open(uri);
+        public RandomAccessSource open(Location location) throws IOException {
+            RandomAccessSource s = store.open(location);
             int now = open.incrementAndGet();
             maxOpen.accumulateAndGet(now, Math::max);
-            boolean shard = !uri.toString().endsWith(Location.INDEX_SUFFIX);
+            boolean shard = !location.isIndex();
             if (barrier != null && shard && opened.incrementAndGet() <= meet) {
                 try {
                     // bounded: a serial reader would never let the others arrive, and fails the count instead
@@ -221,8 +219,8 @@ class CheckServiceTest {
                 }
 
                 @Override
-                public Map<String, String> attributes() {
-                    return s.attributes();
+                public SourceIdentity identity() {
+                    return s.identity();
                 }
 
                 @Override
