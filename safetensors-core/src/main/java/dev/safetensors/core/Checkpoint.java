@@ -32,8 +32,8 @@ import dev.safetensors.core.internal.index.ShardHeaders;
  * remote), or a checkpoint of a repository a provider lists, seen as one set of tensors.
  *
  * <p>{@link SafetensorsClient#openCheckpoint(Location)} finds the files ({@link CheckpointFiles}) through the
- * client's {@link SourceRegistry}, reads and validates every shard's header once, {@link SafetensorsClient#concurrency()}
- * at a time, and cross-checks them against the index as {@link ShardIndex#verifyAgainst} does: every tensor in exactly
+ * client's {@link SourceRegistry}, reads and validates every shard's header once, {@link ReadOptions#parallelism()} at
+ * a time, and cross-checks them against the index as {@link ShardIndex#verifyAgainst} does: every tensor in exactly
  * the shard the index maps it to, {@code total_size} equal to the bytes held. A checkpoint that opens is consistent.
  * {@link SafetensorsClient#check} does the same work without throwing at the first bad shard, for tools that report
  * every shard.

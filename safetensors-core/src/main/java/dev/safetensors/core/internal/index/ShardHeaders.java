@@ -21,8 +21,8 @@ import dev.safetensors.core.ShardVerdict;
 import dev.safetensors.core.internal.header.PrefixCapture;
 
 /**
- * Reads the header of every shard of a checkpoint once, {@link SafetensorsClient#concurrency()} at a time (through {@link OrderedWindow}), each through
- * the options' registry, and judges each one on its own. A remote shard's source can be kept open after its header
+ * Reads the header of every shard of a checkpoint once, {@link dev.safetensors.core.ReadOptions#parallelism()} at a
+ * time (through {@link OrderedWindow}), each through the options' registry, and judges each one on its own. A remote shard's source can be kept open after its header
  * is read, so the checkpoint reads its tensors through the same source (pinned to the version its header came from)
  * without asking for the header again; a local file is closed and reopened when needed, since that costs no request
  * and holds no descriptor meanwhile.
@@ -52,14 +52,15 @@ public final class ShardHeaders {
 
     /**
      * @param shards     the shards' locations
-     * @param options    the registry, limits and concurrency ({@link SafetensorsClient#concurrency()})
+     * @param options    the registry, limits and parallelism ({@link dev.safetensors.core.ReadOptions#parallelism()})
      * @param keepRemote whether to keep the sources of remote shards that passed open
      * @return one read per shard, in order; the caller closes the kept sources
      * @throws IOException only if the calling thread is interrupted (every source opened is closed first)
      */
     public static List<Read> read(List<Location> shards, SafetensorsClient options, boolean keepRemote) throws IOException {
         AtomicLong budget = new AtomicLong(MAX_KEPT_PREFIX_BYTES);
-        int concurrency = Math.max(1, Math.min(shards.size(), options.concurrency()));
+        // the read path's parallelism: what Checkpoint.open and the download's header check are bounded by
+        int concurrency = Math.max(1, Math.min(shards.size(), options.readOptions().parallelism()));
         List<Read> all = new ArrayList<>(shards.size());
         try (OrderedWindow<Location, Read> window = new OrderedWindow<>(shards.iterator(),
                 shard -> one(shard, options, keepRemote, budget), shard -> false, ShardHeaders::close, concurrency,
