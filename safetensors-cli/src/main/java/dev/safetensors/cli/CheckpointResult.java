@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.CheckpointVerdict;
 
 /**
@@ -32,8 +33,9 @@ final class CheckpointResult {
         result.pass(Check.SHARDS).totals(verdict.totals().orElseThrow()).parameterCounting("stored elements:"
                 + " config.json is not read for an index");
         if (verdict.disagreement().isPresent()) {
-            Failure f = Failure.from(verdict.disagreement().get(), checkpoint.source());
-            result.fail(new Failure(f.status(), f.code(), f.message(), Check.CONSISTENCY, verdict.disagreement().get()));
+            InvalidHeaderException e = verdict.disagreement().get();
+            Failure f = Failure.from(e, checkpoint.source());
+            result.fail(new Failure(f.status(), f.code(), f.message(), Check.CONSISTENCY, e));
         } else {
             result.pass(Check.CONSISTENCY);
         }
