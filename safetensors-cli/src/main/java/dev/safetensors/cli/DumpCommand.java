@@ -233,8 +233,8 @@ final class DumpCommand implements Subcommand {
      * @throws IOException    if the index cannot be read or is invalid
      */
     private Location shardHolding(Location index) throws IOException {
-        CheckpointFiles files = CheckpointFiles.locate(source, null,
-                common.opener().options(index, common.limits(), remote.readOptions()));
+        CheckpointFiles files = common.opener().options(index, common.limits(), remote.readOptions())
+                .locate(Location.parse(source));
         ShardIndex map = files.index().orElseThrow();
         String shard = map.weightMap().get(tensor);
         if (shard == null) {

@@ -78,8 +78,8 @@ final class InspectCommand implements Subcommand {
                 continue;
             }
             code = Math.max(code, checkFiles(files, false));
-            code = Math.max(code, HubInspection.run(source, folder, common, tensors, common.output(out, err),
-                    this::text));
+            code = Math.max(code, HubInspection.run(source, folder, common, jobs.value(), tensors,
+                    common.output(out, err), this::text));
         }
         return common.finish("inspect", Math.max(code, checkFiles(files, true)));
     }

@@ -77,13 +77,13 @@ final class ReshardInput implements Closeable {
         Location location = Location.parse(argument);
         SourceOpener.checkNamesSomething(location);
         SafetensorsClient checkpointOptions = opener.options(location, limits, options);
-        List<CheckpointFiles> found = CheckpointFiles.locateAll(argument, checkpointOptions);
+        List<CheckpointFiles> found = checkpointOptions.locateAll(location);
         if (found.size() != 1) {
             // a repository with several checkpoints (diffusers components): reshard one at a time
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, Sanitized.line(argument, 400) + " holds "
                     + found.size() + " checkpoints: name one, such as the repository's folder of the component");
         }
-        Checkpoint checkpoint = Checkpoint.open(found.get(0), checkpointOptions);
+        Checkpoint checkpoint = checkpointOptions.openCheckpoint(found.get(0));
         List<Tensor> tensors = new ArrayList<>();
         Map<String, String> metadata = null;
         for (int i = 0; i < checkpoint.headers().size(); i++) {

@@ -55,8 +55,8 @@ final class ShardExpander {
         }
         try {
             SourceOpener.checkNamesSomething(location);
-            List<CheckpointFiles> all = CheckpointFiles.locateAll(argument,
-                    opener.options(location, limits, ReadOptions.DEFAULT));
+            List<CheckpointFiles> all = opener.options(location, limits, ReadOptions.DEFAULT)
+                    .locateAll(location);
             List<Target> targets = new ArrayList<>();
             for (CheckpointFiles files : all) {
                 targets.add(target(all.size() == 1 ? location.display() : named(location.display(), files.folder()),
@@ -72,7 +72,12 @@ final class ShardExpander {
         }
     }
 
-    private static Target target(String name, CheckpointFiles files) {
+    /**
+     * @param name  the checkpoint's name as shown
+     * @param files the located checkpoint
+     * @return its target: its single file, or its shards
+     */
+    static Target target(String name, CheckpointFiles files) {
         if (!files.isSharded()) {
             return new Target.File(files.file(), SourceResult.Kind.FILE, null, files.cost());
         }
@@ -80,7 +85,7 @@ final class ShardExpander {
         for (Location shard : files.shards()) {
             shards.add(new Target.File(shard, SourceResult.Kind.SHARD, name, SourceStatistics.NONE));
         }
-        return new Target.Checkpoint(name, files.index().orElseThrow(), shards, files.cost(), files.attributes(),
+        return new Target.Checkpoint(name, files, shards, files.cost(), files.attributes(),
                 null);
     }
 

@@ -2,7 +2,7 @@ package dev.safetensors.cli;
 
 import dev.safetensors.Location;
 import dev.safetensors.SourceStatistics;
-import dev.safetensors.core.ShardIndex;
+import dev.safetensors.core.CheckpointFiles;
 
 import java.util.List;
 import java.util.Map;
@@ -53,13 +53,13 @@ sealed interface Target {
      * A sharded checkpoint: its parsed index and its shards, or why it could not be expanded.
      *
      * @param source     the checkpoint's name as shown: the index location, or the Hub repository as typed
-     * @param index      the parsed index, or {@code null} when {@code failure} is set
+     * @param files      the located checkpoint (its parsed index), or {@code null} when {@code failure} is set
      * @param shards     the shards, in the order the index first names them
      * @param cost       requests spent reading the index (and locating it on the Hub)
      * @param attributes repository and revision, where known
      * @param failure    why the checkpoint could not be expanded, or {@code null}
      */
-    record Checkpoint(String source, ShardIndex index, List<File> shards, SourceStatistics cost,
+    record Checkpoint(String source, CheckpointFiles files, List<File> shards, SourceStatistics cost,
                       Map<String, String> attributes, Failure failure) implements Target {
 
         /**

@@ -273,8 +273,8 @@ class DownloadTest {
         int hubBefore = hub.hubRequests().size();
         int cdnBefore = hub.cdnRequests().size();
         try (HttpSourceProvider provider = new HttpSourceProvider(settings, cache)) {
-            List<CheckpointFiles> checkpoints = CheckpointFiles.locateAll("hf://" + REPO + "@" + FakeHub.COMMIT,
-                    through(provider));
+            List<CheckpointFiles> checkpoints = through(provider).locateAll(
+                    dev.safetensors.Location.parse("hf://" + REPO + "@" + FakeHub.COMMIT));
             assertEquals(1, checkpoints.size());
             assertEquals(2, checkpoints.get(0).shards().size());
             for (Location shard : checkpoints.get(0).shards()) {

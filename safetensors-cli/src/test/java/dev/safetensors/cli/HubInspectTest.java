@@ -67,6 +67,18 @@ class HubInspectTest {
         Fixtures.write(root, "acme/spaced/model.safetensors", SafetensorsFixture.file(
                 "  {\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}", 8));
         hub.repository("acme/spaced", root, List.of("model.safetensors"));
+        // two shards, the second of which is not a safetensors file at all
+        Map<String, String> bad = new LinkedHashMap<>();
+        for (int i = 1; i <= 2; i++) {
+            String shard = "model-0000" + i + "-of-00002.safetensors";
+            Fixtures.write(root, "acme/badshard/" + shard, i == 2 ? "this is not a safetensors file"
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII)
+                    : SafetensorsFixture.create().tensor("s" + i, "F32", 4).build());
+            bad.put("s" + i, shard);
+        }
+        Fixtures.write(root, "acme/badshard/model.safetensors.index.json", Fixtures.index(bad, 32));
+        hub.repository("acme/badshard", root, List.of("model.safetensors.index.json",
+                "model-00001-of-00002.safetensors", "model-00002-of-00002.safetensors"));
         env = Map.of("HF_ENDPOINT", hub.endpoint().toString());
     }
 
@@ -147,6 +159,21 @@ class HubInspectTest {
     }
 
     /** Regression (issue 22): a repository is read under the run's policy, not a fixed strict one. */
+    @Test
+    void aRepositoryWhoseShardHeaderIsBadReportsThatShardAndFailsTheCheckpoint() {
+        Cli.Run run = InProcess.run(env, "inspect", "--json", "hf://acme/badshard").exits(1);
+        List<JsonNode> lines = run.json();
+        assertEquals(2 + 1, lines.size(), "each shard's own verdict, then the checkpoint's: " + run.describe());
+        assertEquals("valid", lines.get(0).get("status").asString(), run.describe());
+        assertEquals("pass", lines.get(0).get("checks").get("header").asString(), run.describe());
+        assertEquals("invalid", lines.get(1).get("status").asString(), "the bad header was read and judged");
+        assertEquals("HEADER_TOO_LARGE", lines.get(1).get("code").asString(), run.describe());
+        JsonNode m = lines.get(2);
+        assertEquals("checkpoint", m.get("kind").asString());
+        assertEquals("invalid", m.get("status").asString(), run.describe());
+        assertEquals("fail", m.get("checks").get("shards").asString(), run.describe());
+    }
+
     @Test
     void aRepositoryIsReadUnderTheRunsPolicy() {
         Cli.Run strict = InProcess.run(env, "inspect", "--json", "hf://acme/spaced").exits(1);

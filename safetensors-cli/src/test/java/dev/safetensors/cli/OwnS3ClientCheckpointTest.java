@@ -70,7 +70,8 @@ class OwnS3ClientCheckpointTest {
         REQUESTS.clear();
         // the application's provider alone: nothing can fall back to a client built from the environment
         try (SourceRegistry registry = SourceRegistry.builder().provider(new S3SourceProvider(client)).build();
-             Checkpoint c = Checkpoint.open(INDEX, SafetensorsClient.builder().registry(registry).build())) {
+             Checkpoint c = SafetensorsClient.builder().registry(registry).build()
+                     .openCheckpoint(dev.safetensors.Location.parse(INDEX))) {
             assertEquals(3, c.tensors().size());
             assertEquals(1 + 2, REQUESTS.size(), "the index and one header per shard, all through our client: "
                     + REQUESTS);
@@ -80,8 +81,8 @@ class OwnS3ClientCheckpointTest {
             assertEquals(c.statistics().requests(), REQUESTS.size(), "tensor reads through the same client");
 
             REQUESTS.clear();
-            CheckpointMetadata m = CheckpointMetadata.readAll(INDEX, SafetensorsClient.builder().registry(registry)
-                    .build()).get(0);
+            CheckpointMetadata m = SafetensorsClient.builder().registry(registry).build()
+                    .readAllMetadata(dev.safetensors.Location.parse(INDEX)).get(0);
             assertEquals(3, m.tensorCount());
             assertEquals(m.cost().requests(), REQUESTS.size(), "the one-call metadata through our client too");
         }

@@ -1,7 +1,6 @@
 package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
-import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.Limits;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
@@ -21,24 +20,23 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import dev.safetensors.core.internal.index.IndexAgreement;
 import dev.safetensors.core.internal.index.ShardHeaders;
 
 /**
  * One logical checkpoint: a single file, a sharded checkpoint behind its {@code *.safetensors.index.json} (local or
  * remote), or a checkpoint of a repository a provider lists, seen as one set of tensors.
  *
- * <p>{@link #open(String, SafetensorsClient)} finds the files ({@link CheckpointFiles}) through the options'
- * {@link SourceRegistry}, reads and validates every shard's header once, {@link ReadOptions#parallelism()} at a time,
- * and cross-checks them against the index as {@link ShardIndex#verifyAgainst} does: every tensor in exactly the
- * shard the index maps it to, {@code total_size} equal to the bytes held. A checkpoint that opens is consistent.
- * {@link #check(String, SafetensorsClient)} does the same work without throwing at the first bad shard, for tools
- * that report every shard.
+ * <p>{@link SafetensorsClient#openCheckpoint(Location)} finds the files ({@link CheckpointFiles}) through the
+ * client's {@link SourceRegistry}, reads and validates every shard's header once, {@link ReadOptions#parallelism()} at
+ * a time, and cross-checks them against the index as {@link ShardIndex#verifyAgainst} does: every tensor in exactly
+ * the shard the index maps it to, {@code total_size} equal to the bytes held. A checkpoint that opens is consistent.
+ * {@link SafetensorsClient#check} does the same work without throwing at the first bad shard, for tools that report
+ * every shard.
  *
  * <p>Tensors are read through the shard that holds them: {@link #file(String)} gives that shard's
  * {@link SafetensorsFile}; {@link #readBytes}, {@link #readFloat32}, {@link #copyTensorTo}, {@link #slice} and
@@ -97,47 +95,28 @@ public final class Checkpoint implements AutoCloseable {
     }
 
     /**
-     * Opens a checkpoint with the {@linkplain SafetensorsClient#defaultClient() default options}.
+     * Opens a checkpoint with the {@linkplain SafetensorsClient#defaultClient() default client}, as
+     * {@link SafetensorsClient#openCheckpoint(Location)}.
      *
      * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository, as a path or a URI
      * @return the open checkpoint
      * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
      */
     public static Checkpoint open(String location) throws IOException {
-        return open(location, SafetensorsClient.defaultClient());
+        return SafetensorsClient.defaultClient().openCheckpoint(Location.parse(location));
     }
 
     /**
      * @param path a local {@code .safetensors} file, {@code *.safetensors.index.json}, or a folder holding one
-     * @return the open checkpoint
+     * @return the open checkpoint, opened with the {@linkplain SafetensorsClient#defaultClient() default client}
      * @throws IOException as {@link #open(String)}
      */
     public static Checkpoint open(Path path) throws IOException {
-        return open(Location.of(path).text(), SafetensorsClient.defaultClient());
+        return SafetensorsClient.defaultClient().openCheckpoint(Location.of(path));
     }
 
-    /**
-     * Opens a checkpoint, every location (the index, each shard, a repository listing) opened through the options'
-     * registry and held to its limits.
-     *
-     * @param location a file, an index or a repository, as a path or a URI
-     * @param options  the registry, limits and read options
-     * @return the open checkpoint
-     * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
-     */
-    public static Checkpoint open(String location, SafetensorsClient options) throws IOException {
-        return open(CheckpointFiles.locate(location, null, options), options);
-    }
-
-    /**
-     * Opens a checkpoint whose files were already located (with the same options).
-     *
-     * @param files   the checkpoint's files
-     * @param options the registry, limits and read options
-     * @return the open checkpoint
-     * @throws IOException the first shard's failure in shard order, else the index's disagreement with the shards
-     */
-    public static Checkpoint open(CheckpointFiles files, SafetensorsClient options) throws IOException {
+    /** What {@link SafetensorsClient#openCheckpoint(CheckpointFiles)} does. */
+    static Checkpoint open(CheckpointFiles files, SafetensorsClient options) throws IOException {
         Objects.requireNonNull(files, "files");
         Objects.requireNonNull(options, "options");
         SourceStatistics cost = files.cost();
@@ -148,29 +127,31 @@ public final class Checkpoint implements AutoCloseable {
             return new Checkpoint(files, options, List.of(single.header()), List.of(), single, source, cost);
         }
         List<ShardHeaders.Read> reads = ShardHeaders.read(files.shards(), options, true);
-        List<RandomAccessSource> kept = new ArrayList<>();
-        for (ShardHeaders.Read r : reads) {
-            kept.add(r.source());
-        }
         try {
-            CheckpointVerdict verdict = judge(files, reads);
-            Optional<IOException> failure = verdict.firstFailure();
-            if (failure.isPresent()) {
-                throw failure.get();
-            }
-            SourceStatistics openCost = files.cost();
-            for (ShardHeaders.Read r : reads) {
-                if (r.source() == null) {
+            ShardIndex index = files.index().orElseThrow();
+            IndexAgreement agreement = index.agreement();
+            List<SafetensorsHeader> headers = new ArrayList<>(reads.size());
+            SourceStatistics openCost = cost;
+            for (int i = 0; i < reads.size(); i++) {
+                ShardVerdict v = reads.get(i).verdict();
+                if (v.failure().isPresent()) {
+                    // the first shard's failure in shard order, as a caller reading them one by one would meet it
+                    throw v.failure().get();
+                }
+                headers.add(v.header().orElseThrow());
+                agreement.accept(index.shards().get(i), v.header().get());
+                if (reads.get(i).source() == null) {
                     // a kept source's requests are counted live, by statistics()
-                    openCost = openCost.plus(r.verdict().cost());
+                    openCost = openCost.plus(v.cost());
                 }
             }
-            return new Checkpoint(files, options, verdict.headers(), reads, null, null, openCost);
+            agreement.finish();
+            return new Checkpoint(files, options, headers, reads, null, null, openCost);
         } catch (IOException | RuntimeException e) {
-            for (RandomAccessSource s : kept) {
-                if (s != null) {
+            for (ShardHeaders.Read r : reads) {
+                if (r.source() != null) {
                     try {
-                        s.close();
+                        r.source().close();
                     } catch (IOException suppressed) {
                         e.addSuppressed(suppressed);
                     }
@@ -178,65 +159,6 @@ public final class Checkpoint implements AutoCloseable {
             }
             throw e;
         }
-    }
-
-    /**
-     * Checks a checkpoint with the {@linkplain SafetensorsClient#defaultClient() default options}, as
-     * {@link #check(String, SafetensorsClient)}.
-     *
-     * @param location a file, an index or a repository
-     * @return the verdicts
-     * @throws IOException if the checkpoint cannot be located (nothing there, an invalid index or listing)
-     */
-    public static CheckpointVerdict check(String location) throws IOException {
-        return check(location, SafetensorsClient.defaultClient());
-    }
-
-    /**
-     * Reads and judges every shard's header, as {@link #open(String, SafetensorsClient)} does, but gives a verdict
-     * for each shard instead of throwing at the first bad one, and judges the index against the shards when all of
-     * them passed. No source stays open.
-     *
-     * @param location a file, an index or a repository
-     * @param options  the registry, limits and read options
-     * @return the verdicts
-     * @throws IOException if the checkpoint cannot be located (nothing there, an invalid index or listing)
-     */
-    public static CheckpointVerdict check(String location, SafetensorsClient options) throws IOException {
-        return check(CheckpointFiles.locate(location, null, options), options);
-    }
-
-    /**
-     * @param files   a located checkpoint
-     * @param options the registry, limits and read options
-     * @return the verdicts of its shards and of the index against them
-     * @throws IOException only if the thread is interrupted
-     */
-    public static CheckpointVerdict check(CheckpointFiles files, SafetensorsClient options) throws IOException {
-        return judge(files, ShardHeaders.read(files.shards(), options, false));
-    }
-
-    private static CheckpointVerdict judge(CheckpointFiles files, List<ShardHeaders.Read> reads) {
-        SourceStatistics cost = files.cost();
-        List<ShardVerdict> verdicts = new ArrayList<>();
-        Map<String, SafetensorsHeader> byName = new LinkedHashMap<>();
-        for (int i = 0; i < reads.size(); i++) {
-            ShardVerdict v = reads.get(i).verdict();
-            verdicts.add(v);
-            cost = cost.plus(v.cost());
-            if (files.isSharded() && v.header().isPresent()) {
-                byName.put(files.index().orElseThrow().shards().get(i), v.header().get());
-            }
-        }
-        Optional<InvalidHeaderException> consistency = Optional.empty();
-        if (files.isSharded() && byName.size() == reads.size()) {
-            try {
-                files.index().orElseThrow().verifyAgainst(byName);
-            } catch (InvalidHeaderException e) {
-                consistency = Optional.of(e);
-            }
-        }
-        return new CheckpointVerdict(files, verdicts, consistency, cost);
     }
 
     /** @return where the files are */

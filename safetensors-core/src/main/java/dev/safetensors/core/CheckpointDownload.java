@@ -99,7 +99,7 @@ final class CheckpointDownload {
         }
         Map<String, Location> files = new LinkedHashMap<>();
         SourceStatistics cost = SourceStatistics.NONE;
-        for (CheckpointFiles c : CheckpointFiles.locateAll(source.text(), client)) {
+        for (CheckpointFiles c : client.locateAll(source)) {
             cost = cost.plus(c.cost());
             files.putIfAbsent(c.file().text(), c.file());
             c.shards().forEach(shard -> files.putIfAbsent(shard.text(), shard));

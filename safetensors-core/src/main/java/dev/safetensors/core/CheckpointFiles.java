@@ -1,7 +1,6 @@
 package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
-import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.InvalidLocationException;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
@@ -11,7 +10,6 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.RepositoryCheckpoint;
 import dev.safetensors.RepositoryListing;
-import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceIdentity;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
@@ -21,7 +19,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -65,29 +62,34 @@ public final class CheckpointFiles {
 
     /**
      * @param location a file, an index, or a repository, as a path or a URI ({@link Location#parse})
-     * @return its files, found through the {@linkplain SafetensorsClient#defaultClient() default options}; for a
-     *         repository, its root checkpoint or else the first listed
+     * @return its files, found through the {@linkplain SafetensorsClient#defaultClient() default client} as
+     *         {@link SafetensorsClient#locate(Location)} finds them; for a repository, its root checkpoint or else the
+     *         first listed
      * @throws IOException if nothing can be found there, the index is invalid, or a request fails
      */
     public static CheckpointFiles locate(String location) throws IOException {
-        return locate(location, null, SafetensorsClient.defaultClient());
+        return SafetensorsClient.defaultClient().locate(Location.parse(location));
     }
 
     /**
-     * @param location a file, an index, a folder or prefix (the first of {@link RepositoryCheckpoint#FILE_NAMES} it
-     *                 holds, else its only index, else its only {@code .safetensors} file), or a repository
-     * @param folder   for a repository, the folder of the checkpoint to pick ({@code ""} for the root), or
-     *                 {@code null} for the default choice; ignored for a file or an index
-     * @param options  the registry that opens and lists every location, and the limits of the index and listing
-     * @return its files
-     * @throws IOException a {@link SourceNotFoundException} if a repository holds no checkpoint (in that folder);
-     *                     an {@link InvalidLocationException} with {@link ErrorCode#INVALID_SOURCE} if a listing
-     *                     holds more than {@link dev.safetensors.CheckpointLimits#maxCheckpointsPerListing()} checkpoints;
-     *                     whatever reading the index or listing the repository throws
+     * A single file as named, with no request: for a caller that already knows the location is a
+     * {@code .safetensors} file (a listing's entry), to check it ({@link SafetensorsClient#check}) beside located
+     * checkpoints.
+     *
+     * @param file a {@code .safetensors} file, local or remote
+     * @return its files: itself alone, with the {@code config.json} beside a local file
+     * @throws IllegalArgumentException if the location is an index
      */
-    public static CheckpointFiles locate(String location, String folder, SafetensorsClient options)
-            throws IOException {
-        Location at = Location.parse(location);
+    public static CheckpointFiles ofFile(Location file) {
+        if (file.isIndex()) {
+            throw new IllegalArgumentException("an index is located, not taken as a file: " + file.display());
+        }
+        return new CheckpointFiles(file, "", file, null, List.of(file), localConfig(file), SourceIdentity.NONE,
+                SourceStatistics.NONE);
+    }
+
+    /** What {@link SafetensorsClient#locate(Location, String)} does. */
+    static CheckpointFiles locate(Location at, String folder, SafetensorsClient options) throws IOException {
         Optional<RepositoryListing> listing = listing(at, options);
         if (listing.isEmpty()) {
             return ofLocation(at, options);
@@ -102,17 +104,11 @@ public final class CheckpointFiles {
      * @throws IOException if nothing can be found there, an index is invalid, or a request fails
      */
     public static List<CheckpointFiles> locateAll(String location) throws IOException {
-        return locateAll(location, SafetensorsClient.defaultClient());
+        return SafetensorsClient.defaultClient().locateAll(Location.parse(location));
     }
 
-    /**
-     * @param location a file, an index, or a repository
-     * @param options  the registry that opens and lists every location, and the limits of the indexes and listing
-     * @return every checkpoint there: one for a file or an index, each listed one for a repository
-     * @throws IOException as {@link #locate(String, String, SafetensorsClient)}
-     */
-    public static List<CheckpointFiles> locateAll(String location, SafetensorsClient options) throws IOException {
-        Location at = Location.parse(location);
+    /** What {@link SafetensorsClient#locateAll(Location)} does. */
+    static List<CheckpointFiles> locateAll(Location at, SafetensorsClient options) throws IOException {
         Optional<RepositoryListing> listing = listing(at, options);
         if (listing.isEmpty()) {
             return List.of(ofLocation(at, options));
@@ -350,29 +346,6 @@ public final class CheckpointFiles {
      */
     public List<Location> shards() {
         return shards;
-    }
-
-    /**
-     * Cross-checks the index against headers its caller read from the shards ({@link ShardIndex#verifyAgainst}),
-     * the headers keyed by shard location as {@link #shards()} gives them.
-     *
-     * @param shardHeaders the header of each shard, by location
-     * @return the sum of the tensors' bytes over all shards
-     * @throws InvalidHeaderException with {@link ErrorCode#INVALID_INDEX} naming the first inconsistency, also when
-     *                                this is not a sharded checkpoint
-     */
-    public long verifyAgainst(Map<Location, SafetensorsHeader> shardHeaders) throws InvalidHeaderException {
-        if (index == null) {
-            throw ShardIndex.invalid(location.display(), "not a sharded checkpoint: there is no index", -1);
-        }
-        Map<String, SafetensorsHeader> byName = new LinkedHashMap<>();
-        for (int i = 0; i < shards.size(); i++) {
-            SafetensorsHeader h = shardHeaders.get(shards.get(i));
-            if (h != null) {
-                byName.put(index.shards().get(i), h);
-            }
-        }
-        return index.verifyAgainst(byName);
     }
 
     /** @return the {@code config.json} beside the checkpoint: named by a repository listing, or beside a local file */

@@ -68,79 +68,44 @@ public record CheckpointMetadata(CheckpointFiles files, List<SafetensorsHeader> 
     }
 
     /**
-     * Reads every checkpoint at a location: each one a repository lists ({@code hf://acme/pipeline} gives one per
-     * diffusers component), or the one file or index named.
+     * Reads every checkpoint at a location with the {@linkplain SafetensorsClient#defaultClient() default client}, as
+     * {@link SafetensorsClient#readAllMetadata(Location)}: each one a repository lists ({@code hf://acme/pipeline}
+     * gives one per diffusers component), or the one file or index named.
      *
      * @param location a file, an index or a repository, as a path or a URI
      * @return one entry per checkpoint; the repository listing's request is counted in the first
      * @throws IOException if nothing is found, a header, index or the pair of them is invalid, or a request fails
      */
     public static List<CheckpointMetadata> readAll(String location) throws IOException {
-        return readAll(location, SafetensorsClient.defaultClient());
-    }
-
-    /**
-     * Reads every checkpoint at a location, every index, header, listing and {@code config.json} through the
-     * options' registry and under its limits.
-     *
-     * @param location a file, an index or a repository, as a path or a URI
-     * @param options  the registry, limits and read options
-     * @return one entry per checkpoint; the repository listing's request is counted in the first
-     * @throws IOException if nothing is found, a header, index or the pair of them is invalid, or a request fails
-     */
-    public static List<CheckpointMetadata> readAll(String location, SafetensorsClient options) throws IOException {
-        List<CheckpointMetadata> all = new ArrayList<>();
-        for (CheckpointFiles files : CheckpointFiles.locateAll(location, options)) {
-            all.add(read(files, options));
-        }
-        return List.copyOf(all);
+        return SafetensorsClient.defaultClient().readAllMetadata(Location.parse(location));
     }
 
     /**
      * @param location a file, an index or a repository
      * @param folder   for a repository, the folder of the checkpoint ({@code ""} for the root), or {@code null} for
-     *                 the default ({@link CheckpointFiles#locate(String, String, SafetensorsClient)})
-     * @return that checkpoint's metadata, read with the default options
+     *                 the default ({@link SafetensorsClient#locate(Location, String)})
+     * @return that checkpoint's metadata, read with the default client
      * @throws IOException as {@link #readAll}
      */
     public static CheckpointMetadata read(String location, String folder) throws IOException {
-        return read(location, folder, SafetensorsClient.defaultClient());
+        SafetensorsClient client = SafetensorsClient.defaultClient();
+        return client.readMetadata(client.locate(Location.parse(location), folder));
     }
 
-    /**
-     * @param location a file, an index or a repository
-     * @param folder   for a repository, the folder of the checkpoint, or {@code null} for the default
-     * @param options  the registry, limits and read options
-     * @return that checkpoint's metadata
-     * @throws IOException as {@link #readAll}
-     */
-    public static CheckpointMetadata read(String location, String folder, SafetensorsClient options)
-            throws IOException {
-        return read(CheckpointFiles.locate(location, folder, options), options);
-    }
-
-    /**
-     * @param files a located checkpoint
-     * @return its metadata, read with the default options
-     * @throws IOException as {@link #readAll}
-     */
-    public static CheckpointMetadata read(CheckpointFiles files) throws IOException {
-        return read(files, SafetensorsClient.defaultClient());
-    }
-
-    /**
-     * @param files   a located checkpoint
-     * @param options the registry, limits and read options
-     * @return its metadata
-     * @throws IOException as {@link #readAll}
-     */
-    public static CheckpointMetadata read(CheckpointFiles files, SafetensorsClient options) throws IOException {
-        SourceStatistics cost;
+    /** What {@link SafetensorsClient#readMetadata(CheckpointFiles)} does. */
+    static CheckpointMetadata read(CheckpointFiles files, SafetensorsClient options) throws IOException {
         List<SafetensorsHeader> headers;
+        SourceStatistics cost;
         try (Checkpoint c = Checkpoint.open(files, options)) {
             headers = c.headers();
             cost = c.statistics();
         }
+        return of(files, headers, cost, options);
+    }
+
+    /** The metadata of validated, cross-checked headers: only {@code config.json} is read. */
+    static CheckpointMetadata of(CheckpointFiles files, List<SafetensorsHeader> headers, SourceStatistics cost,
+                                 SafetensorsClient options) throws IOException {
         Optional<QuantizationConfig> quantization = Optional.empty();
         String counting = "stored elements: no config.json was found beside the checkpoint";
         if (files.config().isPresent()) {

@@ -1,69 +1,59 @@
 package dev.safetensors.core;
 
 import dev.safetensors.InvalidHeaderException;
-import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.Location;
 import dev.safetensors.SourceStatistics;
 
 import java.io.IOException;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * What checking a whole checkpoint found ({@link Checkpoint#check}): a verdict for every shard, not only up to the
- * first bad one, and whether the index and the shards agree ({@link ShardIndex#verifyAgainst}), judged only when
- * every shard passed.
+ * What {@link SafetensorsClient#check} found for one checkpoint as a whole, given after the verdicts of its files:
+ * whether it could be located, how many of its files failed, and, when every file passed, whether the index and the
+ * shards agree (the rules of {@link ShardIndex#verifyAgainst}, judged one shard at a time as the verdicts arrive).
+ * It holds counts and sums, never the headers, so a checkpoint of any number of shards costs the same memory.
  *
- * @param files       where the files are
- * @param shards      one verdict per shard, in the order of {@link CheckpointFiles#shards()}
- * @param consistency why the index and the shards disagree, when every shard passed and they do; otherwise empty
- * @param cost        the requests made: locating, the index, every header
+ * @param location     the checkpoint as it was named (the location given, or the located file)
+ * @param files        its files, when it could be located
+ * @param shards       how many files were checked
+ * @param failedShards how many of them failed
+ * @param failure      why the checkpoint is not valid: it could not be located, else the first failed file's
+ *                     failure in shard order, else the index's disagreement with the shards; empty when valid
+ * @param totals       the totals over every file, when every file passed
+ * @param cost         the requests made: locating, the index, and every file
  */
-public record CheckpointVerdict(CheckpointFiles files, List<ShardVerdict> shards,
-                                Optional<InvalidHeaderException> consistency, SourceStatistics cost) {
+public record CheckpointVerdict(Location location, Optional<CheckpointFiles> files, int shards, int failedShards,
+                                Optional<IOException> failure, Optional<TensorTotals> totals,
+                                SourceStatistics cost) implements CheckVerdict {
     /**
-     * Copies the list.
+     * Checks that nothing is {@code null}.
      *
-     * @param files       where the files are
-     * @param shards      one verdict per shard
-     * @param consistency the index's disagreement with the shards, if any
-     * @param cost        the requests made
+     * @param location     the checkpoint as named
+     * @param files        its files, when located
+     * @param shards       files checked
+     * @param failedShards files that failed
+     * @param failure      why it is not valid
+     * @param totals       the totals, when every file passed
+     * @param cost         the requests made
      */
     public CheckpointVerdict {
+        Objects.requireNonNull(location, "location");
         Objects.requireNonNull(files, "files");
-        shards = List.copyOf(shards);
-        Objects.requireNonNull(consistency, "consistency");
+        Objects.requireNonNull(failure, "failure");
+        Objects.requireNonNull(totals, "totals");
         Objects.requireNonNull(cost, "cost");
     }
 
-    /** @return whether every shard passed and the index agrees with them */
+    /** @return whether it was located, every file passed and the index agrees with them */
+    @Override
     public boolean valid() {
-        return consistency.isEmpty() && shards.stream().allMatch(ShardVerdict::valid);
+        return failure.isEmpty();
     }
 
-    /** @return the first failure in shard order, then the consistency failure; empty when {@link #valid()} */
-    public Optional<IOException> firstFailure() {
-        for (ShardVerdict s : shards) {
-            if (s.failure().isPresent()) {
-                return s.failure();
-            }
-        }
-        return consistency.map(e -> e);
-    }
-
-    /** @return the headers of the shards that passed, in shard order */
-    public List<SafetensorsHeader> headers() {
-        List<SafetensorsHeader> all = new ArrayList<>();
-        for (ShardVerdict s : shards) {
-            s.header().ifPresent(all::add);
-        }
-        return all;
-    }
-
-    /** @return the totals over every shard, when every shard passed */
-    public Optional<TensorTotals> totals() {
-        return shards.stream().allMatch(ShardVerdict::valid) ? Optional.of(TensorTotals.of(headers()))
-                : Optional.empty();
+    /** @return the index's disagreement with the shards, when it was located, every file passed and they disagree */
+    public Optional<InvalidHeaderException> disagreement() {
+        return files.isPresent() && failedShards == 0 && failure.orElse(null) instanceof InvalidHeaderException e
+                ? Optional.of(e) : Optional.empty();
     }
 }

@@ -5,8 +5,15 @@ import dev.safetensors.Limits;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Location;
 
+import dev.safetensors.SafetensorsHeader;
+import dev.safetensors.SourceStatistics;
+
 import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import java.util.Objects;
 
 /**
@@ -116,7 +123,7 @@ public final class SafetensorsClient {
      * @throws IOException if nothing is found there, a header or the index is invalid, they disagree, or a read fails
      */
     public Checkpoint openCheckpoint(Location location) throws IOException {
-        return Checkpoint.open(locate(location), this);
+        return openCheckpoint(locate(location));
     }
 
     /**
@@ -131,19 +138,165 @@ public final class SafetensorsClient {
     /**
      * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository
      * @return its files; for a repository, its root checkpoint or else the first listed
-     * @throws IOException as {@link CheckpointFiles#locate(String, String, SafetensorsClient)}
+     * @throws IOException as {@link #locate(Location, String)}
      */
     public CheckpointFiles locate(Location location) throws IOException {
-        return CheckpointFiles.locate(location.text(), null, this);
+        return CheckpointFiles.locate(location, null, this);
+    }
+
+    // ---- checking: one check of files and checkpoints, for every surface ----
+
+    /**
+     * @param location a file, an index, a folder or prefix (the first of
+     *                 {@link dev.safetensors.RepositoryCheckpoint#FILE_NAMES} it holds, else its only index, else its
+     *                 only {@code .safetensors} file), or a repository
+     * @param folder   for a repository, the folder of the checkpoint to pick ({@code ""} for the root), or
+     *                 {@code null} for the default choice (the root's, else the first listed); ignored otherwise
+     * @return its files, found through this client's registry and under its limits
+     * @throws IOException a {@link dev.safetensors.SourceNotFoundException} if a repository holds no checkpoint (in
+     *                     that folder); an {@link dev.safetensors.InvalidLocationException} with
+     *                     {@link dev.safetensors.ErrorCode#INVALID_SOURCE} if a listing holds more than
+     *                     {@link Limits#maxCheckpointsPerListing()} checkpoints; whatever reading the index or listing
+     *                     the repository throws
+     */
+    public CheckpointFiles locate(Location location, String folder) throws IOException {
+        return CheckpointFiles.locate(location, folder, this);
     }
 
     /**
      * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository
-     * @return every checkpoint there: one for a file, an index or a folder, each listed one for a repository
-     * @throws IOException as {@link CheckpointFiles#locateAll(String, SafetensorsClient)}
+     * @return every checkpoint there: one for a file, an index or a folder, each listed one for a repository (the
+     *         listing's request counted with the first)
+     * @throws IOException as {@link #locate(Location, String)}
      */
     public List<CheckpointFiles> locateAll(Location location) throws IOException {
-        return CheckpointFiles.locateAll(location.text(), this);
+        return CheckpointFiles.locateAll(location, this);
+    }
+
+    /**
+     * Checks every file of every checkpoint at the locations, {@link #concurrency()} files at a time: each file's
+     * header read through this client's registry and validated under its limits ({@link ShardVerdict}), then the
+     * checkpoint's verdict ({@link CheckpointVerdict}: located, every file passed, the index and the shards agree).
+     * Results come in the locations' order, each checkpoint's files in shard order and then the checkpoint; at most
+     * {@link #concurrency()} results are held, and no source stays open. A location that cannot be located gives a
+     * failed checkpoint verdict and no file verdict. Locations are located one after the other as the reads need
+     * more, on the consumer's thread.
+     *
+     * <pre>{@code
+     * try (CheckResults<CheckVerdict> results = client.check(List.of(Location.parse("hf://acme/model")))) {
+     *     while (results.hasNext()) {
+     *         CheckVerdict v = results.next();
+     *         ...
+     *     }
+     * }
+     * }</pre>
+     *
+     * @param locations files, indexes, folders or prefixes holding one checkpoint, repositories
+     * @return the verdicts, to take in order and close
+     */
+    public CheckResults<CheckVerdict> check(List<Location> locations) {
+        Iterator<Location> at = List.copyOf(locations).iterator();
+        Iterator<CheckResults.Located> located = new Iterator<>() {
+            private final ArrayDeque<CheckResults.Located> ready = new ArrayDeque<>();
+
+            @Override
+            public boolean hasNext() {
+                while (ready.isEmpty() && at.hasNext()) {
+                    Location l = at.next();
+                    try {
+                        for (CheckpointFiles files : locateAll(l)) {
+                            ready.add(new CheckResults.Located(files.location(), files, null));
+                        }
+                    } catch (IOException e) {
+                        ready.add(new CheckResults.Located(l, null, e));
+                    }
+                }
+                return !ready.isEmpty();
+            }
+
+            @Override
+            public CheckResults.Located next() {
+                if (!hasNext()) {
+                    throw new NoSuchElementException();
+                }
+                return ready.poll();
+            }
+        };
+        return new CheckResults<>(located, new HeaderVerdicts(this), concurrency);
+    }
+
+    /**
+     * Checks located checkpoints as {@link #check(List)} does (the order, the bound, the checkpoint's rules, its
+     * verdict after its files), each file examined by the handler instead of by its header alone: the command's
+     * digest check, a table's rows.
+     *
+     * @param checkpoints the checkpoints, taken in order on the consumer's thread as the reads need more
+     * @param handler     examines each file and shapes each result
+     * @param <T>         the handler's result type
+     * @return the results, to take in order and close
+     */
+    public <T> CheckResults<T> check(Iterator<CheckpointFiles> checkpoints, CheckHandler<T> handler) {
+        Objects.requireNonNull(checkpoints, "checkpoints");
+        Objects.requireNonNull(handler, "handler");
+        Iterator<CheckResults.Located> located = new Iterator<>() {
+            @Override
+            public boolean hasNext() {
+                return checkpoints.hasNext();
+            }
+
+            @Override
+            public CheckResults.Located next() {
+                CheckpointFiles files = checkpoints.next();
+                return new CheckResults.Located(files.location(), files, null);
+            }
+        };
+        return new CheckResults<>(located, handler, concurrency);
+    }
+
+    /**
+     * Reads a checkpoint's metadata ({@link CheckpointMetadata}): it is opened through this client (every header
+     * read and the index cross-checked), and its {@code config.json}, when it has one, read for the parameter
+     * counting.
+     *
+     * @param files a checkpoint this client (or one sharing its registry) located
+     * @return its metadata
+     * @throws IOException as {@link #openCheckpoint(CheckpointFiles)}
+     */
+    public CheckpointMetadata readMetadata(CheckpointFiles files) throws IOException {
+        return CheckpointMetadata.read(files, this);
+    }
+
+    /**
+     * @param location a file, an index, a folder or prefix holding one checkpoint, or a repository
+     * @return the metadata of every checkpoint there ({@link #locateAll}); the listing's request counted in the first
+     * @throws IOException as {@link #locateAll} and {@link #readMetadata(CheckpointFiles)}
+     */
+    public List<CheckpointMetadata> readAllMetadata(Location location) throws IOException {
+        List<CheckpointMetadata> all = new ArrayList<>();
+        for (CheckpointFiles files : locateAll(location)) {
+            all.add(readMetadata(files));
+        }
+        return List.copyOf(all);
+    }
+
+    /**
+     * The metadata of a checkpoint that {@link #check} found valid, from the headers its file verdicts gave: only
+     * its {@code config.json} is read, for the parameter counting, so no header is requested twice.
+     *
+     * @param files   a checkpoint this client located and found valid
+     * @param headers the validated header of each of its files, in shard order
+     * @param cost    the requests checking it took
+     * @return its metadata; the cost is the check's and the config's
+     * @throws IOException if reading the config fails
+     * @throws IllegalArgumentException if the headers are not one per file
+     */
+    public CheckpointMetadata metadata(CheckpointFiles files, List<SafetensorsHeader> headers, SourceStatistics cost)
+            throws IOException {
+        if (headers.size() != files.shards().size()) {
+            throw new IllegalArgumentException("metadata needs one header per file: " + headers.size() + " for "
+                    + files.shards().size());
+        }
+        return CheckpointMetadata.of(files, headers, cost, this);
     }
 
     // --- select and download: the listing selection and the download service ---

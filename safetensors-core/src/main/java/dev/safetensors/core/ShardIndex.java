@@ -13,6 +13,8 @@ import tools.jackson.core.ObjectWriteContext;
 
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
+import dev.safetensors.core.internal.index.IndexAgreement;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.SequenceInputStream;
@@ -203,48 +205,21 @@ public final class ShardIndex {
                 throw invalid(source, "no header was given for shard \"" + shard + "\"", -1);
             }
         }
-        Set<String> named = new HashSet<>(shards);
         for (String shard : shardHeaders.keySet()) {
-            if (!named.contains(shard)) {
+            if (!shards.contains(shard)) {
                 throw invalid(source, "shard \"" + shard + "\" is not named by the index", -1);
             }
         }
-        long total = 0;
-        Map<String, String> seenIn = new HashMap<>();
+        IndexAgreement agreement = agreement();
         for (String shard : shards) {
-            for (TensorInfo t : shardHeaders.get(shard).tensors()) {
-                String other = seenIn.putIfAbsent(t.name(), shard);
-                if (other != null) {
-                    throw invalid(source, "tensor \"" + t.name() + "\" is in two shards: " + other + " and " + shard,
-                            -1);
-                }
-                String mapped = weightMap.get(t.name());
-                if (mapped == null) {
-                    throw invalid(source, "tensor \"" + t.name() + "\" of shard " + shard + " is not in the index",
-                            -1);
-                }
-                if (!mapped.equals(shard)) {
-                    throw invalid(source, "tensor \"" + t.name() + "\" is in shard " + shard
-                            + " but the index maps it to " + mapped, -1);
-                }
-                if (t.byteLength() > Long.MAX_VALUE - total) {
-                    // a remote shard's size is the server's claim, so validated shards can still sum past 2^63
-                    throw invalid(source, "the shards' tensors hold more than 2^63-1 bytes together", -1);
-                }
-                total += t.byteLength();
-            }
+            agreement.accept(shard, shardHeaders.get(shard));
         }
-        for (Map.Entry<String, String> m : weightMap.entrySet()) {
-            if (!seenIn.containsKey(m.getKey())) {
-                throw invalid(source, "tensor \"" + m.getKey() + "\" is mapped to " + m.getValue()
-                        + " but that shard does not hold it", -1);
-            }
-        }
-        if (totalSize >= 0 && totalSize != total) {
-            throw invalid(source, "metadata.total_size is " + totalSize + " but the shards' tensors hold " + total
-                    + " bytes", -1);
-        }
-        return total;
+        return agreement.finish();
+    }
+
+    /** @return the rules of {@link #verifyAgainst}, to be judged one shard at a time in {@link #shards()} order */
+    IndexAgreement agreement() {
+        return new IndexAgreement(source, shards, weightMap, totalSize);
     }
 
     static InvalidHeaderException invalid(String source, String detail, long at) {

@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
@@ -75,9 +76,10 @@ class InterruptedCommitReadTest {
         StorageException folder = assertThrows(StorageException.class,
                 () -> CheckpointFiles.locate(dir + "/"));
         assertEquals(ErrorCode.INTERRUPTED_COMMIT, folder.code(), "the folder as a source too");
-        StorageException check = assertThrows(StorageException.class,
-                () -> Checkpoint.check(index.toString(), SafetensorsClient.defaultClient()));
-        assertEquals(ErrorCode.INTERRUPTED_COMMIT, check.code(), "and validation");
+        List<CheckVerdict> check = CheckServiceTest.all(SafetensorsClient.defaultClient(), index.toString());
+        assertEquals(1, check.size(), "no file is read: the checkpoint's verdict alone");
+        assertEquals(ErrorCode.INTERRUPTED_COMMIT, ErrorCode.of(check.get(0).failure().orElseThrow()),
+                "and validation");
         assertEquals(before, snapshot(dir), "the read changed nothing");
     }
 
@@ -124,7 +126,8 @@ class InterruptedCommitReadTest {
                 assertEquals(1f, first(c.readBytes("a")));
                 assertEquals(1f, first(c.readBytes("b")));
             }
-            assertTrue(Checkpoint.check(index.toString(), SafetensorsClient.defaultClient()).valid(), "and it is valid");
+            assertTrue(CheckServiceTest.all(SafetensorsClient.defaultClient(), index.toString()).stream()
+                    .allMatch(CheckVerdict::valid), "and it is valid");
             assertEquals(dir + "/", CheckpointFiles.locate(dir + "/").name(), "the folder as a source too");
         }, "a read of the checkpoint ends");
         assertEquals(before, snapshot(dir), "the read changed nothing");

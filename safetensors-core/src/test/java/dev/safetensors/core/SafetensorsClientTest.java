@@ -65,7 +65,7 @@ class SafetensorsClientTest {
     @Test
     void theIndexAndEveryShardAreOpenedThroughTheCallersRegistryAndPlacedByItsProvider() throws Exception {
         MemoryStore store = store(shard1(), shard2());
-        try (Checkpoint c = Checkpoint.open(INDEX, options(store, Limits.STRICT))) {
+        try (Checkpoint c = options(store, Limits.STRICT).openCheckpoint(Location.parse(INDEX))) {
             assertEquals(3, store.opens(), "the index and two shards");
             assertEquals(Location.parse("mem://b/m/" + SHARD2 + "?rev=c0ffee"), c.shardOf("b"),
                     "the provider's sibling hook placed the shard");
@@ -76,7 +76,7 @@ class SafetensorsClientTest {
     @Test
     void aPrefixHoldingAnIndexOpensAsItsCheckpointThroughOneListing() throws Exception {
         MemoryStore store = store(shard1(), shard2());
-        try (Checkpoint c = Checkpoint.open("mem://b/m/", options(store, Limits.STRICT))) {
+        try (Checkpoint c = options(store, Limits.STRICT).openCheckpoint(Location.parse("mem://b/m/"))) {
             assertEquals(List.of("a", "c", "b"), c.tensors().stream().map(t -> t.name()).toList());
             assertEquals(1 + 1 + 2, store.requests(), "the listing, the index and one header read per shard");
         }
@@ -86,7 +86,7 @@ class SafetensorsClientTest {
     void aShardHeaderIsReadOnceAndItsSourceReusedForTensorReads() throws Exception {
         byte[] one = shard1();
         MemoryStore store = store(one, shard2());
-        try (Checkpoint c = Checkpoint.open(INDEX, options(store, Limits.STRICT))) {
+        try (Checkpoint c = options(store, Limits.STRICT).openCheckpoint(Location.parse(INDEX))) {
             long afterOpen = store.requests();
             assertEquals(1 + 2, afterOpen, "the index and one header read per shard");
             ByteBuffer b = ByteBuffer.allocate(10);
@@ -101,7 +101,7 @@ class SafetensorsClientTest {
 
     @Test
     void totalsArePerDtype() throws Exception {
-        try (Checkpoint c = Checkpoint.open(INDEX, options(store(shard1(), shard2()), Limits.STRICT))) {
+        try (Checkpoint c = options(store(shard1(), shard2()), Limits.STRICT).openCheckpoint(Location.parse(INDEX))) {
             TensorTotals t = c.totals();
             assertEquals(3, t.tensors());
             assertEquals(6 + 4 + 5, t.parameters());
@@ -115,19 +115,22 @@ class SafetensorsClientTest {
     void checkJudgesEveryShardInsteadOfStoppingAtTheFirstBadOne() throws Exception {
         byte[] garbage = "not a safetensors file at all".getBytes(StandardCharsets.US_ASCII);
         MemoryStore store = store(garbage, garbage);
-        CheckpointVerdict v = Checkpoint.check(INDEX, options(store, Limits.STRICT));
+        List<CheckVerdict> all = CheckServiceTest.all(options(store, Limits.STRICT), INDEX);
+        assertEquals(3, all.size(), "two shards, then the checkpoint");
+        assertTrue(all.subList(0, 2).stream().noneMatch(CheckVerdict::valid), "both bad shards are reported");
+        CheckpointVerdict v = (CheckpointVerdict) all.get(2);
         assertFalse(v.valid());
-        assertEquals(2, v.shards().size());
-        assertTrue(v.shards().stream().noneMatch(ShardVerdict::valid), "both bad shards are reported");
-        assertTrue(v.consistency().isEmpty(), "the index is judged only against shards that passed");
+        assertEquals(2, v.failedShards());
+        assertTrue(v.disagreement().isEmpty(), "the index is judged only against shards that passed");
         assertEquals(Optional.empty(), v.totals());
         InvalidHeaderException open = assertThrows(InvalidHeaderException.class,
-                () -> Checkpoint.open(INDEX, options(store, Limits.STRICT)));
+                () -> options(store, Limits.STRICT).openCheckpoint(Location.parse(INDEX)));
         assertEquals(ErrorCode.HEADER_TOO_LARGE, open.code(), open.getMessage());
 
-        CheckpointVerdict good = Checkpoint.check(INDEX, options(store(shard1(), shard2()), Limits.STRICT));
-        assertTrue(good.valid());
-        assertEquals(3, good.totals().orElseThrow().tensors());
+        List<CheckVerdict> good = CheckServiceTest.all(options(store(shard1(), shard2()), Limits.STRICT), INDEX);
+        CheckpointVerdict whole = (CheckpointVerdict) good.get(2);
+        assertTrue(whole.valid());
+        assertEquals(3, whole.totals().orElseThrow().tensors());
     }
 
     @Test
@@ -135,9 +138,9 @@ class SafetensorsClientTest {
         byte[] wide = SafetensorsFixture.create().tensor("b", "F8_E4M3", 5).build();
         MemoryStore store = store(shard1(), wide);
         UnsupportedDtypeException strict = assertThrows(UnsupportedDtypeException.class,
-                () -> Checkpoint.open(INDEX, options(store, Limits.STRICT)));
+                () -> options(store, Limits.STRICT).openCheckpoint(Location.parse(INDEX)));
         assertEquals(ErrorCode.UNSUPPORTED_DTYPE, strict.code(), strict.getMessage());
-        try (Checkpoint c = Checkpoint.open(INDEX, options(store, Limits.OFFICIAL))) {
+        try (Checkpoint c = options(store, Limits.OFFICIAL).openCheckpoint(Location.parse(INDEX))) {
             assertEquals(DType.F8_E4M3, c.tensor("b").dtype());
         }
     }
@@ -146,7 +149,8 @@ class SafetensorsClientTest {
     void anIndexNamingMoreShardsThanTheCapIsRefusedBeforeAnyShardRequest() {
         MemoryStore store = store(shard1(), shard2());
         InvalidHeaderException e = assertThrows(InvalidHeaderException.class,
-                () -> Checkpoint.open(INDEX, options(store, Limits.STRICT, CheckpointLimits.DEFAULT.withMaxShardsPerIndex(1))));
+                () -> options(store, Limits.STRICT, CheckpointLimits.DEFAULT.withMaxShardsPerIndex(1))
+                        .openCheckpoint(Location.parse(INDEX)));
         assertEquals(ErrorCode.INVALID_INDEX, e.code());
         assertEquals(1, store.opens(), "the index alone was opened");
     }
@@ -160,8 +164,8 @@ class SafetensorsClientTest {
         MemoryStore store = new MemoryStore().repository("mem://r/", List.of(one, two))
                 .put("mem://r/model.safetensors", shard2()).put("mem://r/vae/model.safetensors", shard2());
         InvalidLocationException e = assertThrows(InvalidLocationException.class,
-                () -> CheckpointFiles.locateAll("mem://r/", options(store,
-                        Limits.STRICT, CheckpointLimits.DEFAULT.withMaxCheckpointsPerListing(1))));
+                () -> options(store, Limits.STRICT, CheckpointLimits.DEFAULT.withMaxCheckpointsPerListing(1))
+                        .locateAll(Location.parse("mem://r/")));
         assertEquals(ErrorCode.INVALID_SOURCE, e.code());
         assertEquals(0, store.opens(), "no checkpoint was opened");
     }

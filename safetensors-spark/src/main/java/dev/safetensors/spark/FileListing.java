@@ -8,7 +8,6 @@ import dev.safetensors.Location;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
-import dev.safetensors.core.CheckpointFiles;
 import dev.safetensors.core.NameGlob;
 import dev.safetensors.core.PrefixSelection;
 import dev.safetensors.core.ShardIndex;
@@ -115,7 +114,7 @@ final class FileListing {
                         + ": " + e.getMessage() + " [" + dev.safetensors.ErrorCode.of(e) + "]", e);
             }
         }
-        List<FileGroup> groups = options.expandIndex() ? expand(files) : distinct(files);
+        List<FileGroup> groups = options.expandIndex() ? expand(files, options) : distinct(files);
         if (groups.isEmpty() && !options.allowEmpty()) {
             throw selectedNothing(locations, options);
         }
@@ -226,7 +225,7 @@ final class FileListing {
         return groups;
     }
 
-    private static List<FileGroup> expand(List<Found> files) {
+    private static List<FileGroup> expand(List<Found> files, ScanOptions options) {
         Map<String, FileGroup> indexes = new LinkedHashMap<>();
         Set<String> claimed = new LinkedHashSet<>();
         for (Found found : files) {
@@ -234,7 +233,7 @@ final class FileListing {
             if (f.endsWith(Location.INDEX_SUFFIX) && !indexes.containsKey(f)) {
                 List<String> shards = new ArrayList<>();
                 try {
-                    for (Location shard : CheckpointFiles.locate(f).shards()) {
+                    for (Location shard : options.client().locate(Location.parse(f)).shards()) {
                         shards.add(shard.text());
                     }
                 } catch (IOException | RuntimeException e) {

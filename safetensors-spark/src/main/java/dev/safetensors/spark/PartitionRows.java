@@ -5,7 +5,11 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.TensorInfo;
+import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.core.CheckpointFiles;
+import dev.safetensors.core.ShardIndex;
+import dev.safetensors.core.internal.index.IndexAgreement;
+import dev.safetensors.core.internal.index.OrderedWindow;
 import dev.safetensors.core.Float32Widening;
 import dev.safetensors.core.Sha256Channel;
 import org.apache.spark.sql.catalyst.InternalRow;
@@ -42,12 +46,19 @@ final class PartitionRows implements PartitionReader<InternalRow> {
     private final ScanOptions options;
     private final TensorFilter filter;
     private final RowLayout layout;
-    private final HeaderPrefetch headers;
+    /** The files' headers, read in order through the library's one ordered, bounded reader. */
+    private final OrderedWindow<String, HeaderRead> headers;
     private final ScanMetrics metrics = new ScanMetrics();
     private final boolean fileLevel;
     private final boolean wantSha;
     private final boolean wantData;
-    private final Map<String, SafetensorsHeader> groupHeaders = new HashMap<>();
+    /** The index of the group being read, judged against its shards' headers one at a time as they come. */
+    private IndexAgreement agreement;
+    /** The group's shards by location, to the names its index gives them. */
+    private final Map<String, String> shardNames = new HashMap<>();
+    private IOException indexFailure;
+    private boolean indexLocated;
+    private boolean shardFailed;
 
     private int groupAt;
     private int fileInGroup;
@@ -69,7 +80,9 @@ final class PartitionRows implements PartitionReader<InternalRow> {
         this.wantData = !fileLevel && (layout.wants("data") || layout.wants("chunk"));
         List<String> files = new ArrayList<>();
         groups.forEach(g -> files.addAll(g.files()));
-        this.headers = new HeaderPrefetch(files, options.limits(), wantSha || wantData, options.ioThreads());
+        boolean keepOpen = wantSha || wantData;
+        this.headers = new OrderedWindow<>(files.iterator(), l -> HeaderRead.read(l, options.limits(), keepOpen),
+                l -> false, HeaderRead::close, Math.max(1, Math.min(options.ioThreads(), files.size())), "header");
     }
 
     @Override
@@ -136,8 +149,14 @@ final class PartitionRows implements PartitionReader<InternalRow> {
     private InternalRow startFile(HeaderRead read) throws IOException {
         metrics.file();
         file = read;
-        if (read.header != null && options.expandIndex() && groups.get(groupAt).index() != null) {
-            groupHeaders.put(read.location, read.header);
+        FileGroup group = groups.get(groupAt);
+        if (options.expandIndex() && group.index() != null) {
+            locateIndex(group.index());
+            if (read.header == null) {
+                shardFailed = true;
+            } else if (agreement != null) {
+                agreement.accept(shardNames.getOrDefault(read.location, read.location), read.header);
+            }
         }
         if (read.failure != null) {
             return failed(read.location, read.failure, read);
@@ -308,7 +327,11 @@ final class PartitionRows implements PartitionReader<InternalRow> {
             fileInGroup = 0;
             if (g.index() != null) {
                 InternalRow row = checkIndex(g.index());
-                groupHeaders.clear();
+                agreement = null;
+                shardNames.clear();
+                indexFailure = null;
+                indexLocated = false;
+                shardFailed = false;
                 if (row != null) {
                     return row;
                 }
@@ -317,20 +340,41 @@ final class PartitionRows implements PartitionReader<InternalRow> {
         return null;
     }
 
-    private InternalRow checkIndex(String index) throws IOException {
+    /** Reads the group's index once, through the scan's client, before its first shard is judged. */
+    private void locateIndex(String index) {
+        if (indexLocated) {
+            return;
+        }
+        indexLocated = true;
         try {
-            CheckpointFiles files = CheckpointFiles.locate(index);
+            CheckpointFiles files = options.client().locate(Location.parse(index));
             metrics.add(files.cost());
-            Map<Location, SafetensorsHeader> byShard = new HashMap<>();
-            for (Location shard : files.shards()) {
-                SafetensorsHeader h = groupHeaders.get(shard.text());
-                if (h != null) {
-                    byShard.put(shard, h);
-                }
+            ShardIndex map = files.index().orElseThrow();
+            for (int i = 0; i < files.shards().size(); i++) {
+                shardNames.put(files.shards().get(i).text(), map.shards().get(i));
             }
-            files.verifyAgainst(byShard);
-            return null;
+            agreement = new IndexAgreement(map.source(), map.shards(), map.weightMap(), map.totalSize().orElse(-1));
         } catch (IOException e) {
+            indexFailure = e;
+        }
+    }
+
+    /**
+     * The library's rule for an index and its shards: judged only when every shard passed (a failed shard is its
+     * own row), the first disagreement the index's row.
+     */
+    private InternalRow checkIndex(String index) throws IOException {
+        locateIndex(index);
+        if (indexFailure != null) {
+            return failed(index, indexFailure, null);
+        }
+        if (shardFailed) {
+            return null;
+        }
+        try {
+            agreement.finish();
+            return null;
+        } catch (InvalidHeaderException e) {
             return failed(index, e, null);
         }
     }

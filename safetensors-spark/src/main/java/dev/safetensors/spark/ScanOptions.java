@@ -81,6 +81,11 @@ record ScanOptions(Level level, boolean officialPolicy, Mode mode, String pathGl
         return officialPolicy ? Limits.OFFICIAL : Limits.STRICT;
     }
 
+    /** @return the library client of this read: its policy, and {@code ioThreads} sources at once */
+    dev.safetensors.core.SafetensorsClient client() {
+        return dev.safetensors.core.SafetensorsClient.builder().limits(limits()).concurrency(ioThreads).build();
+    }
+
     private enum Policy { STRICT, OFFICIAL }
 
     private enum Checksum { NONE, SHA256 }

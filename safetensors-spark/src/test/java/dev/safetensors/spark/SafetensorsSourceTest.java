@@ -202,6 +202,22 @@ class SafetensorsSourceTest {
         assertTrue(((String) errors.get(0).getAs("path")).endsWith("model.safetensors.index.json"));
     }
 
+    @Test
+    void aBadShardOfAnIndexIsItsOwnRowAndTheIndexIsNotJudgedAgainstIt() throws IOException {
+        Path sharded = Files.createDirectories(dir.resolve("badshard"));
+        Fixtures.write(sharded.resolve("a.safetensors"), 1);
+        Files.writeString(sharded.resolve("b.safetensors"), "this is not a safetensors file");
+        Files.writeString(sharded.resolve("model.safetensors.index.json"), "{\"weight_map\":{\"embed.weight\":"
+                + "\"a.safetensors\",\"layer.bias\":\"a.safetensors\",\"step\":\"a.safetensors\",\"other\":"
+                + "\"b.safetensors\"}}");
+        List<Row> errors = spark.read().format("safetensors").option("expandIndex", "true").load(sharded.toString())
+                .where("error_code IS NOT NULL").collectAsList();
+        assertEquals(1, errors.size(), "the shard's failure, not also an index row naming a header it never got: "
+                + errors);
+        assertEquals(ErrorCode.HEADER_TOO_LARGE.name(), errors.get(0).getAs("error_code"));
+        assertTrue(((String) errors.get(0).getAs("path")).endsWith("b.safetensors"));
+    }
+
     private static byte[] singleTensor() throws IOException {
         java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
         dev.safetensors.core.SafetensorsWriter.create().tensor("other", new long[]{1}, new float[]{1f}).writeTo(out);

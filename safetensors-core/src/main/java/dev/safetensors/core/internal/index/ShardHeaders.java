@@ -12,22 +12,17 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 import dev.safetensors.core.SafetensorsClient;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.FileSource;
-import dev.safetensors.core.ReadOptions;
 import dev.safetensors.core.Safetensors;
 import dev.safetensors.core.ShardVerdict;
 import dev.safetensors.core.internal.header.PrefixCapture;
 
 /**
- * Reads the header of every shard of a checkpoint once, {@link ReadOptions#parallelism()} at a time, each through
- * the options' registry, and judges each one on its own. A remote shard's source can be kept open after its header
+ * Reads the header of every shard of a checkpoint once, {@link dev.safetensors.core.ReadOptions#parallelism()} at a
+ * time (through {@link OrderedWindow}), each through the options' registry, and judges each one on its own. A remote shard's source can be kept open after its header
  * is read, so the checkpoint reads its tensors through the same source (pinned to the version its header came from)
  * without asking for the header again; a local file is closed and reopened when needed, since that costs no request
  * and holds no descriptor meanwhile.
@@ -57,63 +52,46 @@ public final class ShardHeaders {
 
     /**
      * @param shards     the shards' locations
-     * @param options    the registry, limits and parallelism
+     * @param options    the registry, limits and parallelism ({@link dev.safetensors.core.ReadOptions#parallelism()})
      * @param keepRemote whether to keep the sources of remote shards that passed open
      * @return one read per shard, in order; the caller closes the kept sources
      * @throws IOException only if the calling thread is interrupted (every source opened is closed first)
      */
     public static List<Read> read(List<Location> shards, SafetensorsClient options, boolean keepRemote) throws IOException {
-        int threads = Math.min(shards.size(), options.readOptions().parallelism());
         AtomicLong budget = new AtomicLong(MAX_KEPT_PREFIX_BYTES);
-        if (threads <= 1) {
-            List<Read> all = new ArrayList<>();
-            for (Location shard : shards) {
-                all.add(one(shard, options, keepRemote, budget));
+        // the read path's parallelism: what Checkpoint.open and the download's header check are bounded by
+        int concurrency = Math.max(1, Math.min(shards.size(), options.readOptions().parallelism()));
+        List<Read> all = new ArrayList<>(shards.size());
+        try (OrderedWindow<Location, Read> window = new OrderedWindow<>(shards.iterator(),
+                shard -> one(shard, options, keepRemote, budget), shard -> false, ShardHeaders::close, concurrency,
+                "shard-header")) {
+            while (window.hasNext()) {
+                all.add(window.next());
             }
-            return all;
+        } catch (IOException e) {
+            all.forEach(ShardHeaders::close);
+            throw e;
         }
-        ExecutorService pool = Executors.newFixedThreadPool(threads, r -> {
-            Thread t = new Thread(r, "safetensors-shard-header");
-            t.setDaemon(true);
-            return t;
-        });
-        List<Future<Read>> pending = new ArrayList<>();
-        try {
-            for (Location shard : shards) {
-                pending.add(pool.submit(() -> one(shard, options, keepRemote, budget)));
-            }
-            List<Read> all = new ArrayList<>();
-            for (Future<Read> f : pending) {
-                all.add(f.get());
-            }
-            return all;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            pool.shutdownNow();
-            closeKept(pending);
-            throw new StorageException(ErrorCode.INTERRUPTED, shards.get(0).display(),
-                    "interrupted while reading the shards' headers");
-        } catch (ExecutionException e) {
-            // one() catches every exception, so this is an Error (out of memory): reported with a code all the same
-            closeKept(pending);
-            throw new StorageException(ErrorCode.IO_ERROR, shards.get(0).display(), "reading the shards' headers"
-                    + " failed: " + e.getCause(), e.getCause());
-        } finally {
-            pool.shutdown();
-        }
+        return all;
     }
 
-    private static void closeKept(List<Future<Read>> pending) {
-        for (Future<Read> f : pending) {
-            if (f.isDone() && !f.isCancelled()) {
-                try {
-                    Read r = f.get();
-                    if (r.source() != null) {
-                        r.source().close();
-                    }
-                } catch (InterruptedException | ExecutionException | IOException ignored) {
-                    // closing on the way out of an interruption: nothing more to report
-                }
+    /**
+     * Reads and judges one file's header; no source stays open.
+     *
+     * @param file    where the file is
+     * @param options the registry and limits
+     * @return its verdict
+     */
+    public static ShardVerdict check(Location file, SafetensorsClient options) {
+        return one(file, options, false, new AtomicLong()).verdict();
+    }
+
+    private static void close(Read r) {
+        if (r.source() != null) {
+            try {
+                r.source().close();
+            } catch (IOException ignored) {
+                // closing on the way out of an interruption: nothing more to report
             }
         }
     }
