@@ -15,12 +15,10 @@ import dev.safetensors.spi.SourceNames;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
-import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.security.MessageDigest;
@@ -376,22 +374,11 @@ public final class FileDownload {
         if (place.targetRecord().isPresent()) {
             DownloadFiles.delete(place.targetRecord().get());
         }
-        move(place.partial(), place.target());
+        AtomicFile.rename(place.partial(), place.target());
         if (version.isPresent() && place.targetRecord().isPresent()) {
-            move(record, place.targetRecord().get());
+            AtomicFile.rename(record, place.targetRecord().get());
         } else {
             DownloadFiles.delete(record);
-        }
-    }
-
-    private static void move(Path from, Path to) throws StorageException {
-        try {
-            Files.move(from, to, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        } catch (AtomicMoveNotSupportedException e) {
-            throw new StorageException(ErrorCode.WRITE_FAILED, to.toString(), "cannot rename "
-                    + from.getFileName() + " into place atomically (another file system?)", e);
-        } catch (IOException e) {
-            throw DownloadFiles.writeFailed(to, "cannot rename " + from.getFileName() + " into place", e);
         }
     }
 
