@@ -3,7 +3,7 @@ package dev.safetensors.benchmarks;
 import dev.safetensors.DType;
 import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
-import dev.safetensors.core.Slice;
+import dev.safetensors.Slice;
 import dev.safetensors.core.TensorSlice;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;

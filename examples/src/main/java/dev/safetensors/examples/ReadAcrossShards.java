@@ -3,7 +3,7 @@ package dev.safetensors.examples;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Checkpoint;
-import dev.safetensors.core.Slice;
+import dev.safetensors.Slice;
 import dev.safetensors.core.TensorSlice;
 
 import java.io.IOException;

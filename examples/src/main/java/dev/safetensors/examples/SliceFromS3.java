@@ -4,7 +4,7 @@ import dev.safetensors.Limits;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.SafetensorsFile;
-import dev.safetensors.core.Slice;
+import dev.safetensors.Slice;
 import dev.safetensors.core.TensorSlice;
 import dev.safetensors.s3.S3ClientOptions;
 import dev.safetensors.s3.S3SourceProvider;

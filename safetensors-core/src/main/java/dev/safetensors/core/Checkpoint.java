@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Slice;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;
 import dev.safetensors.Location;
@@ -25,7 +26,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import dev.safetensors.core.internal.index.IndexAgreement;
-import dev.safetensors.core.internal.index.ShardHeaders;
 
 /**
  * One logical checkpoint: a single file, a sharded checkpoint behind its {@code *.safetensors.index.json} (local or

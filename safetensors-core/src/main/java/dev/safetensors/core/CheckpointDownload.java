@@ -10,7 +10,6 @@ import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
-import dev.safetensors.core.internal.index.ShardHeaders;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;

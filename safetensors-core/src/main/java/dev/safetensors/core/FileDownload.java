@@ -344,7 +344,8 @@ public final class FileDownload {
             long[] written = {resumed};
             // parallelism 1 is one streamed request for the whole rest, as a tensor read makes it
             long part = options.parallelism() == 1 ? Long.MAX_VALUE : options.partSizeBytes();
-            OrderedFetch.run(source, resumed, FetchRanges.span(size - resumed, part), options, (at, bytes) -> {
+            OrderedFetch.run(source, resumed, FetchRanges.span(size - resumed, part), options.parallelism(),
+                    options.partSizeBytes(), (at, bytes) -> {
                 sha.update(bytes.duplicate());
                 try {
                     while (bytes.hasRemaining()) {

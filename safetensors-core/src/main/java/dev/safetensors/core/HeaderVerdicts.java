@@ -1,7 +1,6 @@
 package dev.safetensors.core;
 
 import dev.safetensors.Location;
-import dev.safetensors.core.internal.index.ShardHeaders;
 
 /**
  * The check of {@link SafetensorsClient#check(java.util.List)}: each file's header read through the client's

@@ -8,7 +8,7 @@ import dev.safetensors.TensorInfo;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import dev.safetensors.core.internal.write.BlockSink;
+import dev.safetensors.core.internal.read.BlockSink;
 import dev.safetensors.core.internal.read.FetchRanges;
 import dev.safetensors.core.internal.read.OrderedFetch;
 import dev.safetensors.core.internal.read.RangeStreamer;
@@ -79,7 +79,7 @@ final class TensorReader {
         long base = payloadOffset + t.begin();
         if (parallel()) {
             OrderedFetch.run(source, base, new FetchRanges(plan.runs(), options.coalesceGapBytes(),
-                    options.partSizeBytes()), options, scatter::accept);
+                    options.partSizeBytes()), options.parallelism(), options.partSizeBytes(), scatter::accept);
             return;
         }
         long gap = mapping != null ? LOCAL_GAP : options.coalesceGapBytes();
@@ -110,7 +110,7 @@ final class TensorReader {
         long base = payloadOffset + t.begin();
         if (parallel() && t.byteLength() > options.partSizeBytes()) {
             OrderedFetch.run(source, base, new FetchRanges(SlicePlan.whole(t).runs(), 0, options.partSizeBytes()),
-                    options, (at, part) -> feed(part, block, sink));
+                    options.parallelism(), options.partSizeBytes(), (at, part) -> feed(part, block, sink));
             return;
         }
         RangeStreamer.stream(source, base, t.byteLength(), block, sink);

@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Slice;
 import dev.safetensors.fixtures.SafetensorsFixture;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;

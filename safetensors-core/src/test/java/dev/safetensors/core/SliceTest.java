@@ -1,5 +1,6 @@
 package dev.safetensors.core;
 
+import dev.safetensors.Slice;
 import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;

@@ -40,12 +40,13 @@ class SourcesTest {
     }
 
     @Test
-    void anUnknownSchemeSaysWhichModuleIsMissing() {
+    void anUnknownSchemeSaysABackendModuleIsMissingAndWhatIsInstalled() {
         InvalidLocationException e = assertThrows(InvalidLocationException.class,
                 () -> Sources.open(Location.parse("ftp://host/m.safetensors")));
         assertEquals(ErrorCode.UNSUPPORTED_SCHEME, e.code());
         assertTrue(e.getMessage().contains("'ftp:'"), e.getMessage());
-        assertTrue(e.getMessage().contains("safetensors-s3"), e.getMessage());
+        assertTrue(e.getMessage().contains("needs the backend module that serves it"), e.getMessage());
+        assertTrue(e.getMessage().contains("installed: FileSourceProvider"), e.getMessage());
     }
 
     @Test

@@ -8,13 +8,12 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
 import java.util.Arrays;
-import dev.safetensors.core.SafetensorsFile;
 
 /**
  * Stands in for a source while its header is read and keeps a copy of the bytes read contiguously from offset 0, up to
  * a cap: the header check's first read ({@code Limits.prefetchBytes}) often holds small tensors too, and
- * {@link SafetensorsFile} serves those from the copy instead of asking the source again. Used by one thread, during
- * {@link SafetensorsFile#open}.
+ * {@code SafetensorsFile} serves those from the copy instead of asking the source again. Used by one thread, during
+ * {@code SafetensorsFile.open}.
  */
 public final class PrefixCapture implements RandomAccessSource {
     private final RandomAccessSource source;

@@ -15,7 +15,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
-import dev.safetensors.core.ReadOptions;
 
 /**
  * Fetches a sequence of ranges over several concurrent {@link RandomAccessSource#openRange} requests and hands them
@@ -48,11 +47,13 @@ public final class OrderedFetch {
     }
 
     /**
-     * @param base   the file position the ranges' offsets are relative to
-     * @param ranges the ranges, each at most {@code options.partSizeBytes()} long
+     * @param base        the file position the ranges' offsets are relative to
+     * @param ranges      the ranges, each at most {@code partBytes} long
+     * @param parallelism how many ranges are in flight at once, at least 1
+     * @param partBytes   the length of a full range, whose buffers are reused
      */
-    public static void run(RandomAccessSource source, long base, FetchRanges ranges, ReadOptions options, RangeSink sink)
-            throws IOException {
+    public static void run(RandomAccessSource source, long base, FetchRanges ranges, int parallelism, int partBytes,
+                           RangeSink sink) throws IOException {
         if (!ranges.next()) {
             return;
         }
@@ -69,12 +70,11 @@ public final class OrderedFetch {
                     });
             return;
         }
-        int parallelism = options.parallelism();
         ExecutorService pool = Executors.newFixedThreadPool(parallelism, DAEMONS);
         ArrayDeque<Part> inFlight = new ArrayDeque<>();
         ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
         try {
-            submit(pool, source, base, options, inFlight, free, firstAt, firstLength);
+            submit(pool, source, base, partBytes, inFlight, free, firstAt, firstLength);
             boolean more = true;
             boolean pending = true; // the range found by the last next() is not submitted yet
             while (true) {
@@ -84,7 +84,7 @@ public final class OrderedFetch {
                         break;
                     }
                     pending = false;
-                    submit(pool, source, base, options, inFlight, free, ranges.start(), (int) ranges.length());
+                    submit(pool, source, base, partBytes, inFlight, free, ranges.start(), (int) ranges.length());
                 }
                 Part head = inFlight.poll();
                 if (head == null) {
@@ -92,7 +92,7 @@ public final class OrderedFetch {
                 }
                 await(source, head);
                 sink.accept(head.at, head.buffer);
-                if (head.buffer.capacity() == options.partSizeBytes()) {
+                if (head.buffer.capacity() == partBytes) {
                     free.add(head.buffer);
                 }
             }
@@ -104,10 +104,10 @@ public final class OrderedFetch {
         }
     }
 
-    private static void submit(ExecutorService pool, RandomAccessSource source, long base, ReadOptions options,
+    private static void submit(ExecutorService pool, RandomAccessSource source, long base, int partBytes,
                                ArrayDeque<Part> inFlight, ArrayDeque<ByteBuffer> free, long at, int length) {
         // full-size buffers are reused; a shorter last range gets a buffer of its own size
-        ByteBuffer buffer = length == options.partSizeBytes() && !free.isEmpty() ? free.poll()
+        ByteBuffer buffer = length == partBytes && !free.isEmpty() ? free.poll()
                 : ByteBuffer.allocate(length);
         Part part = new Part(at, length, buffer);
         part.future = pool.submit(() -> {

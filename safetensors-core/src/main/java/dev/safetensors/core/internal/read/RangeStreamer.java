@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
-import dev.safetensors.core.internal.write.BlockSink;
 
 /**
  * Streams one byte range of a source in blocks of {@link #BLOCK_BYTES} through a single

@@ -5,7 +5,7 @@ import dev.safetensors.TensorAccessException;
 import dev.safetensors.TensorInfo;
 
 import java.util.Arrays;
-import dev.safetensors.core.Slice;
+import dev.safetensors.Slice;
 
 /**
  * The byte runs a slice of a tensor needs. Trailing dimensions taken whole fold into the run, and so does the

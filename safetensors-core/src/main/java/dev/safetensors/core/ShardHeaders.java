@@ -1,4 +1,4 @@
-package dev.safetensors.core.internal.index;
+package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
@@ -13,12 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
-import dev.safetensors.core.SafetensorsClient;
-import dev.safetensors.core.FileDownload;
-import dev.safetensors.core.FileSource;
-import dev.safetensors.core.Safetensors;
-import dev.safetensors.core.ShardVerdict;
 import dev.safetensors.core.internal.header.PrefixCapture;
+import dev.safetensors.core.internal.index.OrderedWindow;
 
 /**
  * Reads the header of every shard of a checkpoint once, {@link dev.safetensors.core.ReadOptions#parallelism()} at a
@@ -27,7 +23,7 @@ import dev.safetensors.core.internal.header.PrefixCapture;
  * without asking for the header again; a local file is closed and reopened when needed, since that costs no request
  * and holds no descriptor meanwhile.
  */
-public final class ShardHeaders {
+final class ShardHeaders {
     /**
      * Most payload bytes kept, over all shards, from the first reads of the headers: a small tensor that came with
      * its header is then served without a request, while a checkpoint of thousands of shards cannot hold thousands

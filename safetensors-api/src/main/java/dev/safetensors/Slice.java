@@ -1,14 +1,12 @@
-package dev.safetensors.core;
+package dev.safetensors;
 
-import dev.safetensors.ErrorCode;
-import dev.safetensors.TensorAccessException;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The range of indices taken along one dimension of a tensor, as Python's {@code start:stop:step}: indices
- * {@code start, start + step, ...} below {@code stop}. Used with {@link SafetensorsFile#slice}:
+ * {@code start, start + step, ...} below {@code stop}. Used with {@code SafetensorsFile.slice} (core):
  *
  * <pre>{@code
  * // weight[0:128, :, 4:16:2]

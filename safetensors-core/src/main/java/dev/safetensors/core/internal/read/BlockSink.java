@@ -1,8 +1,7 @@
-package dev.safetensors.core.internal.write;
+package dev.safetensors.core.internal.read;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import dev.safetensors.core.internal.read.RangeStreamer;
 
 /** Receives the blocks of a tensor streamed by {@link RangeStreamer}, in order. */
 @FunctionalInterface
