@@ -1,25 +1,14 @@
 package dev.safetensors.spark;
 
-import org.apache.spark.sql.connector.metric.CustomSumMetric;
-
 /**
  * The scan's {@value #NAME} metric, summed over tasks and shown in the Spark UI: storage exchanges, retries included. Spark creates it by class
  * name, so it is public with a no-argument constructor; nothing else needs it.
  */
-public final class ExchangesMetric extends CustomSumMetric {
+public final class ExchangesMetric extends SumMetric {
     static final String NAME = "exchanges";
 
     /** Creates the metric, as Spark does from its class name. */
     public ExchangesMetric() {
-    }
-
-    @Override
-    public String name() {
-        return NAME;
-    }
-
-    @Override
-    public String description() {
-        return "storage exchanges, retries included";
+        super(NAME, "storage exchanges, retries included");
     }
 }
