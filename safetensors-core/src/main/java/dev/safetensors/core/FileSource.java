@@ -200,16 +200,28 @@ public final class FileSource implements RandomAccessSource {
     }
 
     private int readOnce(ByteBuffer dst, long position) throws IOException {
+        return onChannel(ch -> ch.read(dst, position));
+    }
+
+    /** A call on the shared channel. */
+    @FunctionalInterface
+    private interface ChannelCall<T> {
+        T on(FileChannel channel) throws IOException;
+    }
+
+    /**
+     * Makes a call on the shared channel, on a new one when another reader's interrupt took it down (an
+     * {@code AsynchronousCloseException} while this call was under way); an interrupt of this thread ends it.
+     */
+    private <T> T onChannel(ChannelCall<T> call) throws IOException {
         while (true) {
             FileChannel ch = channel;
             try {
-                return ch.read(dst, position);
+                return call.on(ch);
             } catch (ClosedByInterruptException e) {
-                // the channel is closed for every reader now; the next read (this thread's or another's) reopens it
+                // the channel is closed for every reader now; the next call (this thread's or another's) reopens it
                 throw interrupted(e);
             } catch (ClosedChannelException e) {
-                // another reader was interrupted and took the shared channel down with it (an
-                // AsynchronousCloseException while this read was under way): retry on a new one
                 if (Thread.currentThread().isInterrupted()) {
                     throw interrupted(e);
                 }
@@ -230,23 +242,11 @@ public final class FileSource implements RandomAccessSource {
         if (position < 0 || length < 0 || length > Integer.MAX_VALUE || position > size - length) {
             throw new IllegalArgumentException("cannot map " + length + " bytes at " + position + " of " + size);
         }
-        while (true) {
-            if (Thread.currentThread().isInterrupted()) {
-                // FileChannel.map is interruptible and would close the shared channel: stop before it
-                throw new InterruptedIOException(name + ": mapping interrupted");
-            }
-            FileChannel ch = channel;
-            try {
-                return ch.map(FileChannel.MapMode.READ_ONLY, position, length);
-            } catch (ClosedByInterruptException e) {
-                throw interrupted(e);
-            } catch (ClosedChannelException e) {
-                if (Thread.currentThread().isInterrupted()) {
-                    throw interrupted(e);
-                }
-                reopen(ch);
-            }
+        if (Thread.currentThread().isInterrupted()) {
+            // FileChannel.map is interruptible and would close the shared channel: stop before it
+            throw new InterruptedIOException(name + ": mapping interrupted");
         }
+        return onChannel(ch -> ch.map(FileChannel.MapMode.READ_ONLY, position, length));
     }
 
     /**
@@ -255,19 +255,7 @@ public final class FileSource implements RandomAccessSource {
      */
     long currentSize() throws IOException {
         ensureOpen();
-        while (true) {
-            FileChannel ch = channel;
-            try {
-                return ch.size();
-            } catch (ClosedByInterruptException e) {
-                throw interrupted(e);
-            } catch (ClosedChannelException e) {
-                if (Thread.currentThread().isInterrupted()) {
-                    throw interrupted(e);
-                }
-                reopen(ch);
-            }
-        }
+        return onChannel(FileChannel::size);
     }
 
     private InterruptedIOException interrupted(IOException cause) {
