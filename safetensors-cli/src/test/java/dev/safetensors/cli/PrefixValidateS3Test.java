@@ -53,6 +53,19 @@ class PrefixValidateS3Test {
     }
 
     @Test
+    void aPrefixThatSelectsNothingExitsThreeNamingItUnlessEmptyIsAllowed() {
+        // a typo of run/: the CI gate this guards must not go green on nothing
+        Cli.Run typo = InProcess.run(ENV, "validate", "--json", "--recursive", "--s3-endpoint", endpoint,
+                "--s3-path-style", "s3://prefixes/rnu/").exits(3);
+        assertEquals("NOT_FOUND", typo.json().get(0).get("code").asString(), typo.describe());
+        assertEquals("s3://prefixes/rnu/", typo.json().get(0).get("source").asString(), typo.describe());
+        assertEquals(3, typo.summary().get("exit_code").asInt(), typo.describe());
+        Cli.Run allowed = InProcess.run(ENV, "validate", "--json", "--recursive", "--allow-empty", "--s3-endpoint",
+                endpoint, "--s3-path-style", "s3://prefixes/rnu/").exits(0);
+        assertEquals(0, allowed.summary().get("results").asInt(), allowed.describe());
+    }
+
+    @Test
     void recursivePrefixGivesOneLinePerObjectAndCountsItsRequests() {
         Cli.Run run = InProcess.run(ENV, "validate", "--json", "--recursive", "--s3-endpoint", endpoint,
                 "--s3-path-style", "s3://prefixes/run/").exits(1);

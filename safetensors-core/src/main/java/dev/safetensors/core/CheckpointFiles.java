@@ -72,18 +72,15 @@ public final class CheckpointFiles {
     }
 
     /**
-     * A single file as named, with no request: for a caller that already knows the location is a
-     * {@code .safetensors} file (a listing's entry), to check it ({@link SafetensorsClient#check}) beside located
-     * checkpoints.
+     * A single file as named, with no request: for a caller that already knows what the location is (a listing's
+     * entry), to check it ({@link SafetensorsClient#check}) beside located checkpoints. The file is taken as itself,
+     * never located: an index given here is one file (the command's manifests digest index files this way), and
+     * locating its checkpoint is {@link SafetensorsClient#locate}'s.
      *
-     * @param file a {@code .safetensors} file, local or remote
+     * @param file a file, local or remote
      * @return its files: itself alone, with the {@code config.json} beside a local file
-     * @throws IllegalArgumentException if the location is an index
      */
     public static CheckpointFiles ofFile(Location file) {
-        if (file.isIndex()) {
-            throw new IllegalArgumentException("an index is located, not taken as a file: " + file.display());
-        }
         return new CheckpointFiles(file, "", file, null, List.of(file), localConfig(file), SourceIdentity.NONE,
                 SourceStatistics.NONE);
     }
