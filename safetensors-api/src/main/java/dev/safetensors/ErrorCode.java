@@ -69,6 +69,15 @@ public enum ErrorCode {
     SOURCE_CHANGED,
     /** A slice that the tensor's shape cannot satisfy: a wrong rank, a bound outside a dimension, a step below 1. */
     INVALID_SLICE,
+    /** The object's size differs from the size it was expected to have (a manifest's entry, a recorded size). */
+    SIZE_MISMATCH,
+    /**
+     * The SHA-256 of the whole object, computed locally, differs from the digest it was expected to have (a
+     * manifest's entry, the Hugging Face Hub's LFS digest).
+     */
+    SHA256_MISMATCH,
+    /** A file found where a manifest's files are listed (a folder, a prefix) that the manifest has no entry for. */
+    NOT_IN_MANIFEST,
 
     // Storage and request failures. They are reported with the JDK's types where one fits
     // (NoSuchFileException, AccessDeniedException, MalformedURLException, EOFException) and carry a code all the
@@ -118,7 +127,22 @@ public enum ErrorCode {
     /** An output could not be written: a full disk, a closed pipe, an output that is the input. */
     WRITE_FAILED,
     /** Any other input or output failure. */
-    IO_ERROR;
+    IO_ERROR,
+
+    // Failures that are no property of the input: no exception of this library carries them and of(Throwable) never
+    // returns them. A tool reports them for a throwable that is not an IOException, so that its output keeps one
+    // vocabulary of codes.
+
+    /**
+     * The JVM ran out of memory ({@link OutOfMemoryError}) while the operation ran: a smaller parallelism or part
+     * size, or a larger heap, lets it through.
+     */
+    OUT_OF_MEMORY,
+    /**
+     * A defect: an unchecked exception or an error where a checked failure with a code was due. It is worth a bug
+     * report.
+     */
+    INTERNAL_ERROR;
 
     /**
      * The code a failure carries: its own for every {@link ErrorCoded} exception (all of this library's), otherwise

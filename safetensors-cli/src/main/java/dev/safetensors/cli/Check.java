@@ -43,6 +43,9 @@ enum Check {
             case HEADER_TOO_SMALL, HEADER_TOO_LARGE, HEADER_EXCEEDS_FILE, HEADER_START, NOT_SAFETENSORS -> PREFIX;
             case OFFSETS_GAP, OFFSETS_OVERLAP, TRAILING_BYTES, OUT_OF_FILE -> LAYOUT;
             case INVALID_INDEX -> INDEX;
+            case SIZE_MISMATCH -> SIZE;
+            case SHA256_MISMATCH -> SHA256;
+            case NOT_IN_MANIFEST -> MANIFEST;
             default -> HEADER;
         };
     }

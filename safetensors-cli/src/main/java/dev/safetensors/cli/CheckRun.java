@@ -182,7 +182,7 @@ final class CheckRun {
                 + (selection.recursive ? ", subfolders included" : ", one level; --recursive lists subfolders")
                 + "); --allow-empty accepts an empty selection";
         return SourceResult.builder(where, SourceResult.Kind.FILE)
-                .fail(Failure.of(Status.ERROR, dev.safetensors.ErrorCode.NOT_FOUND.name(), message, null)).build();
+                .fail(Failure.of(Status.ERROR, dev.safetensors.ErrorCode.NOT_FOUND, message, null)).build();
     }
 
     /**

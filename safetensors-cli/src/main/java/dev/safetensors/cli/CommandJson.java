@@ -87,7 +87,7 @@ final class CommandJson {
             if (output != null) {
                 g.writeStringProperty("output", output);
             }
-            g.writeStringProperty("code", f.code());
+            g.writeStringProperty("code", f.code().name());
             g.writeStringProperty("message", f.message());
         });
     }

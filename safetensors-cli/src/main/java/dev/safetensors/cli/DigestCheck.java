@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.core.Sha256Channel;
 import dev.safetensors.Limits;
 import dev.safetensors.RandomAccessSource;
@@ -86,7 +87,7 @@ final class DigestCheck implements FileCheck {
         if (size == wanted) {
             result.pass(Check.SIZE);
         } else {
-            result.fail(Failure.of(Status.INVALID, "SIZE_MISMATCH", String.format(Locale.ROOT,
+            result.fail(Failure.of(Status.INVALID, ErrorCode.SIZE_MISMATCH, String.format(Locale.ROOT,
                     "the object has %,d bytes, %,d were expected", size, wanted), Check.SIZE));
         }
     }
@@ -95,7 +96,7 @@ final class DigestCheck implements FileCheck {
         if (sha256.equals(want.sha256())) {
             result.pass(Check.SHA256);
         } else {
-            result.fail(Failure.of(Status.INVALID, "SHA256_MISMATCH", "the SHA-256 computed here is " + sha256
+            result.fail(Failure.of(Status.INVALID, ErrorCode.SHA256_MISMATCH, "the SHA-256 computed here is " + sha256
                     + ", " + want.sha256From() + " says " + want.sha256(), Check.SHA256));
         }
     }

@@ -140,7 +140,7 @@ final class DownloadCommand implements Subcommand {
             Failure failure = Failure.from(e, shown);
             if (common.json) {
                 // the output a write failure is about, as the exception names it
-                String file = failure.code().equals("WRITE_FAILED") && e instanceof SafetensorsException s
+                String file = failure.code() == ErrorCode.WRITE_FAILED && e instanceof SafetensorsException s
                         && s.source() != null && !s.source().isEmpty() ? s.source() : null;
                 out.println(CommandJson.failure("download", shown, file, failure));
                 out.flush();

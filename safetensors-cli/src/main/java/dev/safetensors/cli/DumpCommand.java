@@ -168,7 +168,7 @@ final class DumpCommand implements Subcommand {
             String message = "no tensor named \"" + Sanitized.line(tensor, 200) + "\" among its "
                     + Readable.plural(st.header().tensors().size(), "tensor") + "; list them with 'safetensors"
                     + " inspect --tensors " + name() + "'";
-            return refused(result, output, Failure.of(Status.ERROR, ErrorCode.TENSOR_NOT_FOUND.name(), message,
+            return refused(result, output, Failure.of(Status.ERROR, ErrorCode.TENSOR_NOT_FOUND, message,
                     null), name() + ": " + message, Status.USAGE);
         }
         long written;

@@ -16,8 +16,9 @@ import java.nio.file.NoSuchFileException;
  * Why a source did not pass: a verdict, a stable code and a one-line message that says what is wrong and, where
  * the fix is clear, what to do. The code is the library's {@link ErrorCode}, found by type with
  * {@link ErrorCode#of(Throwable)} (never by reading a message), so the command and the library speak one vocabulary;
- * the command adds {@code SIZE_MISMATCH} and {@code SHA256_MISMATCH} ({@code verify}) and {@code INTERNAL_ERROR}
- * (a bug: anything that is not an {@link IOException}).
+ * the codes no exception carries come from the checks that find them ({@link ErrorCode#SIZE_MISMATCH},
+ * {@link ErrorCode#SHA256_MISMATCH}, {@link ErrorCode#NOT_IN_MANIFEST}) or from what is not an {@link IOException}
+ * ({@link ErrorCode#OUT_OF_MEMORY}, {@link ErrorCode#INTERNAL_ERROR}: a bug).
  *
  * @param status  the verdict, never {@link Status#VALID}
  * @param code    the stable code
@@ -25,7 +26,7 @@ import java.nio.file.NoSuchFileException;
  * @param check   the check that failed, or {@code null} when the source could not be examined at all
  * @param cause   the exception behind it, kept for {@code --debug}; may be {@code null}
  */
-record Failure(Status status, String code, String message, Check check, Throwable cause) {
+record Failure(Status status, ErrorCode code, String message, Check check, Throwable cause) {
     private static final String NOT_A_FILE_HINT = ": pass a .safetensors file, or the *.safetensors.index.json of a"
             + " sharded checkpoint";
 
@@ -36,7 +37,7 @@ record Failure(Status status, String code, String message, Check check, Throwabl
      * @param check   the check that failed
      * @return a failure with no exception behind it
      */
-    static Failure of(Status status, String code, String message, Check check) {
+    static Failure of(Status status, ErrorCode code, String message, Check check) {
         return new Failure(status, code, message, check, null);
     }
 
@@ -47,7 +48,7 @@ record Failure(Status status, String code, String message, Check check, Throwabl
      */
     static Failure from(Throwable e, String source) {
         if (!(e instanceof IOException)) {
-            return new Failure(Status.ERROR, "INTERNAL_ERROR", "internal error: " + e
+            return new Failure(Status.ERROR, ErrorCode.INTERNAL_ERROR, "internal error: " + e
                     + " (run with --debug for the stack trace, and please report it)", null, e);
         }
         ErrorCode code = ErrorCode.of(e);
@@ -55,9 +56,9 @@ record Failure(Status status, String code, String message, Check check, Throwabl
             Status status = e instanceof UnsupportedDtypeException ? Status.UNSUPPORTED
                     : e instanceof InvalidHeaderException ? Status.INVALID : Status.ERROR;
             Check check = status == Status.ERROR ? null : Check.failedBy(code);
-            return new Failure(status, code.name(), described(s) + hint(code), check, e);
+            return new Failure(status, code, described(s) + hint(code), check, e);
         }
-        return new Failure(Status.ERROR, code.name(), storageMessage(e, code, source), null, e);
+        return new Failure(Status.ERROR, code, storageMessage(e, code, source), null, e);
     }
 
     /** The message of a content or storage failure from its parts: the tensor, the detail, the header offset. */

@@ -41,7 +41,7 @@ final class JsonFormatter {
             g.writeStringProperty("kind", r.kind().name().toLowerCase(Locale.ROOT));
             g.writeStringProperty("status", r.status().json());
             r.failure().ifPresent(f -> {
-                g.writeStringProperty("code", f.code());
+                g.writeStringProperty("code", f.code().name());
                 g.writeStringProperty("message", f.message());
             });
             TensorTotals t = r.totals().orElse(null);

@@ -93,7 +93,7 @@ public final class Main {
             return usage(out, err, args, "safetensors " + first, e.getMessage());
         } catch (OutOfMemoryError e) {
             // the last resort: one coded line, never a trace (what held the memory is unreachable by now)
-            err.println("safetensors: " + OutOfMemory.message() + " [" + OutOfMemory.CODE + "]");
+            err.println("safetensors: " + OutOfMemory.message() + " [" + ErrorCode.OUT_OF_MEMORY + "]");
             return Status.ERROR.exitCode();
         } catch (RuntimeException e) {
             boolean debug = Arrays.asList(args).contains("--debug");

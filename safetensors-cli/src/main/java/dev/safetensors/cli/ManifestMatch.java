@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.Limits;
 import dev.safetensors.Location;
 import dev.safetensors.core.NameGlob;
@@ -18,16 +19,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * manifest's entries. A file is matched by its location as the manifest records it ({@code manifest} writes each
  * file's location as it listed or expanded it); local paths are compared absolute and normalized, so
  * {@code ./models/} finds the entries {@code models/} recorded. A matched file is verified against its entry; a
- * file with no entry fails the {@link Check#MANIFEST} check ({@value #NOT_IN_MANIFEST}, invalid). Once every file
+ * file with no entry fails the {@link Check#MANIFEST} check ({@link ErrorCode#NOT_IN_MANIFEST}, invalid). Once every file
  * was checked, each entry that lies in a listed folder or prefix (one level, or below with {@code --recursive}),
  * whose name the selection takes, and that no file matched, is reported missing ({@code NOT_FOUND}, error, as
  * when the manifest alone names a file that is gone). Entries outside the listed locations are left alone.
  * Thread-safe: files are checked on the batch's workers.
  */
 final class ManifestMatch implements FileCheck {
-    /** The code of a listed file the manifest has no entry for. */
-    static final String NOT_IN_MANIFEST = "NOT_IN_MANIFEST";
-
     private final Map<String, ManifestEntry> entries = new LinkedHashMap<>();
     private final Set<String> matched = ConcurrentHashMap.newKeySet();
     private final FileCheck verify;
@@ -52,7 +50,7 @@ final class ManifestMatch implements FileCheck {
     public SourceResult check(Target.File file) {
         String key = Target.key(file.location());
         if (!entries.containsKey(key)) {
-            return HeaderCheck.start(file).fail(Failure.of(Status.INVALID, NOT_IN_MANIFEST, "the manifest has no"
+            return HeaderCheck.start(file).fail(Failure.of(Status.INVALID, ErrorCode.NOT_IN_MANIFEST, "the manifest has no"
                     + " entry for this file (added since it was made, or the manifest records other locations)",
                     Check.MANIFEST)).build();
         }
@@ -80,7 +78,7 @@ final class ManifestMatch implements FileCheck {
                 continue;
             }
             missing.add(SourceResult.builder(where.display(), SourceResult.Kind.FILE).fail(Failure.of(Status.ERROR,
-                    "NOT_FOUND", "the manifest names this file, but no listed folder or prefix holds it",
+                    ErrorCode.NOT_FOUND, "the manifest names this file, but no listed folder or prefix holds it",
                     Check.MANIFEST)).build());
         }
         return missing;

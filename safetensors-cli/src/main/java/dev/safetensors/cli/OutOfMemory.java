@@ -1,14 +1,13 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
+
 /**
  * The command's last resort when the JVM runs out of memory: one coded line ({@code OUT_OF_MEMORY}, exit 3), never a
  * stack trace, wherever the error was thrown (the main thread, or a fetch thread whose failure came back as the cause
  * of an {@link java.io.IOException}).
  */
 final class OutOfMemory {
-    /** The command's code for it. */
-    static final String CODE = "OUT_OF_MEMORY";
-
     private OutOfMemory() {
     }
 
@@ -33,7 +32,7 @@ final class OutOfMemory {
      * @return it as a failure of the run
      */
     static Failure failure(Throwable e) {
-        return new Failure(Status.ERROR, CODE, message(), null, e);
+        return new Failure(Status.ERROR, ErrorCode.OUT_OF_MEMORY, message(), null, e);
     }
 
     /** @return what to tell the user */

@@ -36,7 +36,7 @@ final class PrefixHint {
      */
     static void add(SourceResult.Builder result, Target.File file, SourceOpener opener) {
         Location location = file.location();
-        if (file.checkpoint() != null || !result.failure().map(f -> f.code().equals(ErrorCode.NOT_FOUND.name()))
+        if (file.checkpoint() != null || !result.failure().map(f -> f.code() == ErrorCode.NOT_FOUND)
                 .orElse(false) || !applies(location)) {
             return;
         }

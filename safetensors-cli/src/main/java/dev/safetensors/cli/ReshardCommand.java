@@ -246,7 +246,7 @@ final class ReshardCommand implements Subcommand {
             return OutOfMemory.failure(e);
         }
         Failure f = Failure.from(e, shown);
-        if (f.code().equals(ErrorCode.ALREADY_EXISTS.name()) && !force) {
+        if (f.code() == ErrorCode.ALREADY_EXISTS && !force) {
             return new Failure(f.status(), f.code(), f.message() + "; use --force to replace it", f.check(), e);
         }
         return f;
@@ -259,7 +259,7 @@ final class ReshardCommand implements Subcommand {
                 ? s.source()
                 : e instanceof java.nio.file.FileSystemException fs && fs.getFile() != null && !fs.getFile().isEmpty()
                 ? fs.getFile() : shown;
-        boolean write = f.code().equals(ErrorCode.WRITE_FAILED.name()) || f.code().equals(ErrorCode.ALREADY_EXISTS.name());
+        boolean write = f.code() == ErrorCode.WRITE_FAILED || f.code() == ErrorCode.ALREADY_EXISTS;
         String source = write ? shown : named;
         if (common.json) {
             report.failure(source, write ? named : null, f);

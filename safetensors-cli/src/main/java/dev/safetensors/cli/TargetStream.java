@@ -249,14 +249,14 @@ final class TargetStream implements Iterator<Target> {
     private void unwalked(ListEntry entry) {
         String shown = entry.location().display();
         Failure failure = switch (entry.kind()) {
-            case DENIED -> Failure.of(Status.ERROR, ErrorCode.ACCESS_DENIED.name(), "permission denied: the folder"
+            case DENIED -> Failure.of(Status.ERROR, ErrorCode.ACCESS_DENIED, "permission denied: the folder"
                     + " cannot be listed, so nothing it holds was checked (check its permissions, or run as a user"
                     + " who may read it)", null);
-            case INVALID_NAME -> Failure.of(Status.ERROR, ErrorCode.INVALID_LISTING.name(), "the listing names an"
+            case INVALID_NAME -> Failure.of(Status.ERROR, ErrorCode.INVALID_LISTING, "the listing names an"
                     + " object no request can name exactly (a NUL, a lone surrogate shown here as U+FFFD, or a . or"
                     + " .. segment the store resolves): it was not opened", null);
             case FOLDER_LINK, LOOP -> null;
-            default -> Failure.of(Status.ERROR, ErrorCode.IO_ERROR.name(), "could not be read while listing (the"
+            default -> Failure.of(Status.ERROR, ErrorCode.IO_ERROR, "could not be read while listing (the"
                     + " file system failed, or it went during the walk), so nothing it holds was checked", null);
         };
         if (failure == null) {

@@ -104,7 +104,7 @@ final class VerifyCommand implements Subcommand {
                 if (common.json) {
                     // the run failed as a whole: its summary says why, as reshard's and download's do
                     out.println(CommandJson.failure("verify", manifest.toString(), null, Failure.of(Status.ERROR,
-                            String.valueOf(ErrorCode.of(e)), "cannot read the manifest: " + why, null)));
+                            ErrorCode.of(e), "cannot read the manifest: " + why, null)));
                     out.flush();
                 }
                 return Status.ERROR.exitCode();

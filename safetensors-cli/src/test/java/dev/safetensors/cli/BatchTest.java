@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
 import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.Test;
@@ -46,7 +47,7 @@ class BatchTest {
             targets.add(Target.File.of(Location.parse("/nowhere/f" + i + ".safetensors")));
             if (i == 4) {
                 targets.add(Target.Checkpoint.failed("/nowhere/broken.safetensors.index.json",
-                        Failure.of(Status.ERROR, "NOT_FOUND", "no such file", Check.INDEX), SourceStatistics.NONE));
+                        Failure.of(Status.ERROR, ErrorCode.NOT_FOUND, "no such file", Check.INDEX), SourceStatistics.NONE));
             }
         }
         List<String> order = new ArrayList<>();

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -131,7 +132,7 @@ class PrefixValidateS3Test {
         assertEquals("valid", lines.get("s3://prefixes/run/nested/deeper/c.safetensors|file").get("status").asString());
         assertEquals("valid", lines.get("s3://prefixes/run/sharded/model.safetensors.index.json|checkpoint")
                 .get("status").asString(), run.describe());
-        assertEquals(ManifestMatch.NOT_IN_MANIFEST, lines.get("s3://prefixes/run/broken.safetensors|file").get("code")
+        assertEquals(ErrorCode.NOT_IN_MANIFEST.name(), lines.get("s3://prefixes/run/broken.safetensors|file").get("code")
                 .asString(), run.describe());
         assertEquals("NOT_FOUND", lines.get("s3://prefixes/run/nested/gone.safetensors|file").get("code").asString(),
                 run.describe());

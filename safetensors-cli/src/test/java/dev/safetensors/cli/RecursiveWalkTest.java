@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Listing;
@@ -152,9 +153,9 @@ class RecursiveWalkTest {
         List<Target> got = new ArrayList<>();
         stream.forEachRemaining(got::add);
         assertEquals(4, got.size(), got.toString());
-        List<String> codes = got.subList(0, 3).stream().map(t -> ((Target.Checkpoint) t).failure())
+        List<ErrorCode> codes = got.subList(0, 3).stream().map(t -> ((Target.Checkpoint) t).failure())
                 .peek(f -> assertEquals(Status.ERROR, f.status(), "exit 3")).map(Failure::code).toList();
-        assertEquals(List.of("ACCESS_DENIED", "INVALID_LISTING", "IO_ERROR"), codes);
+        assertEquals(List.of(ErrorCode.ACCESS_DENIED, ErrorCode.INVALID_LISTING, ErrorCode.IO_ERROR), codes);
         assertEquals("s3://bucket/p/ok.safetensors", ((Target.File) got.get(3)).location().text());
         assertEquals(1, stream.notFollowed());
         assertEquals("s3://bucket/p/latest/", stream.firstNotFollowed());

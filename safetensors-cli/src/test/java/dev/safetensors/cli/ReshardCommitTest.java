@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.DType;
 import dev.safetensors.core.Checkpoint;
 import dev.safetensors.core.Float32Narrowing;
@@ -218,7 +219,7 @@ class ReshardCommitTest {
     void anOutOfMemoryErrorBehindAnIoFailureIsItsOwnCode() {
         java.io.IOException wrapped = new java.io.IOException("fetch failed", new OutOfMemoryError("Java heap"));
         assertTrue(OutOfMemory.in(wrapped));
-        assertEquals("OUT_OF_MEMORY", OutOfMemory.failure(wrapped).code());
+        assertEquals(ErrorCode.OUT_OF_MEMORY, OutOfMemory.failure(wrapped).code());
         assertFalse(OutOfMemory.in(new java.io.IOException("plain")));
     }
 }

@@ -1,5 +1,6 @@
 package dev.safetensors.cli;
 
+import dev.safetensors.ErrorCode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -77,7 +78,7 @@ class VerifyFolderTest {
                 List.copyOf(lines.keySet()), run.describe());
         JsonNode extra = lines.get("extra.safetensors|file");
         assertEquals("invalid", extra.get("status").asString(), extra.toString());
-        assertEquals(ManifestMatch.NOT_IN_MANIFEST, extra.get("code").asString(), extra.toString());
+        assertEquals(ErrorCode.NOT_IN_MANIFEST.name(), extra.get("code").asString(), extra.toString());
         assertEquals("fail", extra.get("checks").get("manifest").asString(), extra.toString());
         assertEquals("valid", lines.get("a.safetensors|file").get("status").asString());
 
@@ -145,7 +146,7 @@ class VerifyFolderTest {
         Map<String, JsonNode> lines = bySource(run, root());
         assertEquals(List.of("a.safetensors|file", "b.safetensors|file", "notes.txt|file"),
                 List.copyOf(lines.keySet()), run.describe());
-        assertEquals(ManifestMatch.NOT_IN_MANIFEST, lines.get("notes.txt|file").get("code").asString());
+        assertEquals(ErrorCode.NOT_IN_MANIFEST.name(), lines.get("notes.txt|file").get("code").asString());
         // files named one by one leave the manifest's other entries alone: no folder was listed
         assertEquals(List.of("safetensors: 3 results: 2 valid, 1 invalid; listing: 0 requests"), run.errLines());
     }
