@@ -7,6 +7,19 @@ import java.io.FileOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
+import dev.safetensors.cli.arguments.ArgumentParser;
+import dev.safetensors.cli.arguments.CommandSpec;
+import dev.safetensors.cli.arguments.HelpText;
+import dev.safetensors.cli.arguments.UsageException;
+import dev.safetensors.cli.commands.Subcommand;
+import dev.safetensors.cli.output.DebugLog;
+import dev.safetensors.cli.output.OutOfMemory;
+import dev.safetensors.cli.output.Sanitized;
+import dev.safetensors.cli.output.Sink;
+import dev.safetensors.cli.output.StandardOutput;
+import dev.safetensors.cli.output.UsageJson;
+import dev.safetensors.cli.output.VersionInfo;
+import dev.safetensors.cli.results.Status;
 
 /**
  * The entry point of the {@code safetensors} command. Results go to stdout, errors to stderr, both UTF-8; the exit
@@ -40,7 +53,7 @@ public final class Main {
      * @param err  stderr
      * @return the exit code
      */
-    static int run(String[] args, PrintStream out, PrintStream err) {
+    public static int run(String[] args, PrintStream out, PrintStream err) {
         try (DebugLog log = DebugLog.route(Arrays.asList(args).contains("--debug"), err)) {
             return runLogged(args, out, err);
         }

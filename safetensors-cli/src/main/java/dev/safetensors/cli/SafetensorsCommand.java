@@ -5,6 +5,16 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.BiFunction;
+import dev.safetensors.cli.arguments.HelpText;
+import dev.safetensors.cli.commands.DownloadCommand;
+import dev.safetensors.cli.commands.DumpCommand;
+import dev.safetensors.cli.commands.InspectCommand;
+import dev.safetensors.cli.commands.ManifestCommand;
+import dev.safetensors.cli.commands.RecoverCommand;
+import dev.safetensors.cli.commands.ReshardCommand;
+import dev.safetensors.cli.commands.Subcommand;
+import dev.safetensors.cli.commands.ValidateCommand;
+import dev.safetensors.cli.commands.VerifyCommand;
 
 /**
  * The top-level {@code safetensors} command: the table of subcommands, its help and version; the work is in the

@@ -25,7 +25,7 @@ import static org.junit.jupiter.api.Assertions.fail;
  * the tests ({@code JAVA_HOME}) and {@code SAFETENSORS_NO_BUILD=1}, so the launcher runs the jar that {@code package}
  * just built and never calls Maven.
  */
-final class Cli {
+public final class Cli {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Path LAUNCHER = Path.of(System.getProperty("safetensors.launcher", "../bin/safetensors"))
             .toAbsolutePath().normalize();
@@ -40,9 +40,9 @@ final class Cli {
      * @param stdout the bytes on stdout
      * @param stderr the text on stderr
      */
-    record Run(int exit, byte[] stdout, String stderr) {
+    public record Run(int exit, byte[] stdout, String stderr) {
         /** @return stdout as UTF-8 text */
-        String out() {
+        public String out() {
             return new String(stdout, StandardCharsets.UTF_8);
         }
 
@@ -52,7 +52,7 @@ final class Cli {
         }
 
         /** @return the non-empty lines of stderr */
-        List<String> errLines() {
+        public List<String> errLines() {
             return stderr.lines().filter(l -> !l.isBlank()).toList();
         }
 
@@ -66,7 +66,7 @@ final class Cli {
         }
 
         /** @return the JSON lines before the closing {@code summary} object, if the last line is one */
-        List<JsonNode> json() {
+        public List<JsonNode> json() {
             List<JsonNode> nodes = jsonLines();
             if (!nodes.isEmpty() && isSummary(nodes.get(nodes.size() - 1))) {
                 nodes.remove(nodes.size() - 1);
@@ -75,7 +75,7 @@ final class Cli {
         }
 
         /** @return the closing {@code summary} object; fails the test when the last line is none */
-        JsonNode summary() {
+        public JsonNode summary() {
             List<JsonNode> nodes = jsonLines();
             if (nodes.isEmpty() || !isSummary(nodes.get(nodes.size() - 1))) {
                 fail("no closing summary object\n" + describe());
@@ -88,7 +88,7 @@ final class Cli {
         }
 
         /** @return this run, after checking the exit code */
-        Run exits(int expected) {
+        public Run exits(int expected) {
             if (exit != expected) {
                 fail("exit " + exit + ", expected " + expected + "\nstdout:\n" + out() + "\nstderr:\n" + stderr);
             }
@@ -96,7 +96,7 @@ final class Cli {
         }
 
         /** @return a description for assertion messages */
-        String describe() {
+        public String describe() {
             return "exit " + exit + "\nstdout:\n" + out() + "\nstderr:\n" + stderr;
         }
     }

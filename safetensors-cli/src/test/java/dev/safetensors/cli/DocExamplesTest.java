@@ -20,6 +20,8 @@ import java.util.regex.Pattern;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.safetensors.cli.arguments.ArgumentParser;
+import dev.safetensors.cli.commands.Subcommand;
 
 /**
  * Keeps the command's documentation honest: every {@code bin/safetensors ...} line of README.md, docs/cli.md,

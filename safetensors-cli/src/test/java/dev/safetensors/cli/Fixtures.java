@@ -16,18 +16,18 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /** Files for the tests, written with the core module's {@link SafetensorsFixture}. */
-final class Fixtures {
+public final class Fixtures {
     private Fixtures() {
     }
 
     /** @return a small valid file: F32 [2, 3], BF16 [4], I64 [2], with metadata */
-    static SafetensorsFixture small() {
+    public static SafetensorsFixture small() {
         return SafetensorsFixture.create().metadata("format", "pt")
                 .tensor("weight", "F32", 2, 3).tensor("bias", "BF16", 4).tensor("step", "I64", 2);
     }
 
     /** Writes a file and returns its path. */
-    static Path write(Path dir, String name, byte[] content) {
+    public static Path write(Path dir, String name, byte[] content) {
         try {
             Path p = dir.resolve(name);
             Files.createDirectories(p.getParent());
@@ -39,7 +39,7 @@ final class Fixtures {
     }
 
     /** Writes a text file and returns its path. */
-    static Path write(Path dir, String name, String content) {
+    public static Path write(Path dir, String name, String content) {
         return write(dir, name, content.getBytes(StandardCharsets.UTF_8));
     }
 
@@ -92,7 +92,7 @@ final class Fixtures {
      * @param dir where
      * @return the index path
      */
-    static Path twoShards(Path dir) {
+    public static Path twoShards(Path dir) {
         write(dir, "model-00001-of-00002.safetensors", SafetensorsFixture.create()
                 .tensor("a.weight", "F32", 3, 4).tensor("a.bias", "F32", 4).build());
         write(dir, "model-00002-of-00002.safetensors", SafetensorsFixture.create()
@@ -110,7 +110,7 @@ final class Fixtures {
     }
 
     /** @return the SHA-256 of the bytes, lower-case hex */
-    static String sha256(byte[] bytes) {
+    public static String sha256(byte[] bytes) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (NoSuchAlgorithmException e) {
@@ -119,7 +119,7 @@ final class Fixtures {
     }
 
     /** @return the SHA-256 of a file, lower-case hex */
-    static String sha256(Path file) {
+    public static String sha256(Path file) {
         try {
             return sha256(Files.readAllBytes(file));
         } catch (IOException e) {

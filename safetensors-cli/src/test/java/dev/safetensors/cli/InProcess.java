@@ -22,12 +22,12 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * credentials and region from system properties as well as from the environment; those are JVM-wide, so every test
  * of this module uses the same ones ({@link #S3_ENV}) and a different value is refused rather than raced.
  */
-final class InProcess {
+public final class InProcess {
     /**
      * The AWS settings every in-process S3 run of this module uses (the SDK reads them from system properties): the
      * test kit's keys, which its s3proxy ({@link LoopbackS3}) checks.
      */
-    static final Map<String, String> S3_ENV = Map.of("AWS_ACCESS_KEY_ID", LoopbackS3.ACCESS_KEY,
+    public static final Map<String, String> S3_ENV = Map.of("AWS_ACCESS_KEY_ID", LoopbackS3.ACCESS_KEY,
             "AWS_SECRET_ACCESS_KEY", LoopbackS3.SECRET_KEY, "AWS_REGION", "us-east-1",
             "AWS_EC2_METADATA_DISABLED", "true");
     private static final Map<String, String> AWS_PROPERTIES = Map.of("AWS_ACCESS_KEY_ID", "aws.accessKeyId",
@@ -42,7 +42,7 @@ final class InProcess {
      * @param args the command line after {@code safetensors}
      * @return what the run printed and returned
      */
-    static Cli.Run run(String... args) {
+    public static Cli.Run run(String... args) {
         return run(Map.of(), args);
     }
 
@@ -51,7 +51,7 @@ final class InProcess {
      * @param args the command line after {@code safetensors}
      * @return what the run printed and returned
      */
-    static Cli.Run run(Map<String, String> env, String... args) {
+    public static Cli.Run run(Map<String, String> env, String... args) {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
         int exit = run(env, out, err, args);
@@ -64,7 +64,7 @@ final class InProcess {
      * @param args   the command line after {@code safetensors}
      * @return the exit code
      */
-    static int run(OutputStream stdout, OutputStream stderr, String... args) {
+    public static int run(OutputStream stdout, OutputStream stderr, String... args) {
         return run(Map.of(), stdout, stderr, args);
     }
 

@@ -16,6 +16,7 @@ import java.util.Map;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.safetensors.cli.output.StandardOutput;
 
 /**
  * What only the launcher and a real process show: the terminal flags the launcher passes, a manifest read from a

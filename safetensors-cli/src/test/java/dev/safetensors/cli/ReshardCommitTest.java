@@ -21,6 +21,7 @@ import java.util.Set;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.safetensors.cli.output.OutOfMemory;
 
 /**
  * {@code reshard} with the commit protocol and issue 23's misreports, in process: in place with {@code --force},

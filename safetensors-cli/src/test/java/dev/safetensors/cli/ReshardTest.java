@@ -29,6 +29,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
+import dev.safetensors.cli.arguments.ByteSize;
 
 /** {@code reshard} in process, through {@code Main.run}: split, merge, verification, refusals. */
 class ReshardTest {

@@ -1,0 +1,205 @@
+package dev.safetensors.cli.commands;
+
+import dev.safetensors.Location;
+import dev.safetensors.CheckpointLimits;
+import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
+import dev.safetensors.SafetensorsException;
+import dev.safetensors.Sha256;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import dev.safetensors.cli.arguments.CommandSpec;
+import dev.safetensors.cli.arguments.CommonOptions;
+import dev.safetensors.cli.arguments.JobsOption;
+import dev.safetensors.cli.arguments.OptionSpec;
+import dev.safetensors.cli.arguments.OptionValue;
+import dev.safetensors.cli.arguments.PositionalSpec;
+import dev.safetensors.cli.arguments.SourceArguments;
+import dev.safetensors.cli.arguments.UsageException;
+import dev.safetensors.cli.backends.SourceOpener;
+import dev.safetensors.cli.checks.Batch;
+import dev.safetensors.cli.checks.CheckRun;
+import dev.safetensors.cli.checks.DigestCheck;
+import dev.safetensors.cli.checks.Expected;
+import dev.safetensors.cli.checks.FileCheck;
+import dev.safetensors.cli.checks.HubLocation;
+import dev.safetensors.cli.checks.ManifestEntry;
+import dev.safetensors.cli.checks.ManifestFile;
+import dev.safetensors.cli.checks.ManifestMatch;
+import dev.safetensors.cli.checks.Target;
+import dev.safetensors.cli.output.CommandJson;
+import dev.safetensors.cli.output.Output;
+import dev.safetensors.cli.output.ProgressBar;
+import dev.safetensors.cli.output.TextFormatter;
+import dev.safetensors.cli.output.UsageJson;
+import dev.safetensors.cli.results.Failure;
+import dev.safetensors.cli.results.Status;
+
+/** {@code safetensors verify}: a file against an expected size and SHA-256, or every file of a manifest. */
+public final class VerifyCommand implements Subcommand {
+    private final PrintStream out;
+    private final PrintStream err;
+
+    final CommonOptions common = new CommonOptions();
+
+    final JobsOption jobs = new JobsOption();
+
+    String sha256;
+
+    Long size;
+
+    Path manifest;
+
+    final SourceArguments selection = new SourceArguments();
+
+    final List<String> sources = new ArrayList<>();
+
+    /**
+     * @param out stdout
+     * @param err stderr
+     */
+    public VerifyCommand(PrintStream out, PrintStream err) {
+        this.out = out;
+        this.err = err;
+    }
+
+    @Override
+    public CommandSpec spec() {
+        CommandSpec spec = new CommandSpec("verify", List.of("Stream each file once and compare its size and"
+                + " SHA-256 with what is expected, after the"
+                + " header checks. The result names every check performed (prefix, header, layout, size, sha256)"
+                + " and its outcome.",
+                "The SHA-256 is always computed locally. A manifest entry that holds only the digest the Hub"
+                        + " reported is compared against that digest, and the result says so.",
+                "With --manifest and locations (files, folders and prefixes, --recursive, --include, --exclude,"
+                        + " --from-file, -), every file they hold must have an entry (else INVALID,"
+                        + " NOT_IN_MANIFEST) and is verified against it; an entry in a listed folder or prefix that"
+                        + " no file matches is an ERROR (NOT_FOUND). Results stream; a summary closes the run on"
+                        + " stderr."),
+                List.of("", "Examples:",
+                "  safetensors verify model.safetensors --sha256 3f5a...e1 --size 548105171",
+                "  safetensors manifest hf://openai-community/gpt2 > gpt2.manifest.json",
+                "  safetensors verify --manifest gpt2.manifest.json",
+                "  safetensors manifest --recursive s3://bucket/run-42/ > run-42.manifest.json",
+                "  safetensors verify --manifest run-42.manifest.json --recursive s3://bucket/run-42/"));
+        common.declare(spec);
+        jobs.declare(spec);
+        selection.declare(spec);
+        spec.option(OptionSpec.value("--sha256", "HEX", "The expected SHA-256, 64 hex digits.",
+                v -> sha256 = v));
+        spec.option(OptionSpec.value("--size", "N", "The expected size in bytes.",
+                v -> size = OptionValue.longInteger(v)));
+        spec.option(OptionSpec.value("--manifest", "FILE", "Verify every file a manifest lists (written by"
+                + " 'safetensors manifest').",
+                v -> manifest = OptionValue.path(v)));
+        spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "The file to verify (with --sha256);"
+                + " with --manifest, the files, folders and prefixes (ending in /) whose files must match the"
+                + " manifest one to one, or - for one location a line on standard input.",
+                v -> sources.add(v)));
+        return spec;
+    }
+
+    @Override
+    public int call() {
+        Output output = common.output(out, err);
+        Map<Target.File, Expected> expected = new HashMap<>();
+        List<Target> targets = new ArrayList<>();
+        boolean listed = !sources.isEmpty() || selection.fromFile != null;
+        if (manifest == null && (selection.recursive || !selection.include.isEmpty() || !selection.exclude.isEmpty()
+                || selection.fromFile != null || sources.contains("-"))) {
+            throw usage("--recursive, --include, --exclude, --from-file and - select files to check against a"
+                    + " manifest: give --manifest FILE");
+        }
+        if (manifest != null) {
+            if (sha256 != null || size != null) {
+                throw usage("--manifest takes no --sha256 or --size: the manifest lists them");
+            }
+            List<ManifestEntry> entries;
+            try {
+                entries = ManifestFile.read(manifest, CheckpointLimits.DEFAULT);
+            } catch (IOException e) {
+                String why = e instanceof SafetensorsException s ? s.detail() : Failure.from(e, manifest.toString())
+                        .message();
+                output.error(manifest + ": cannot read the manifest: " + why + " [" + ErrorCode.of(e) + "]", e);
+                if (common.json) {
+                    // the run failed as a whole: its summary says why, as reshard's and download's do
+                    out.println(CommandJson.failure("verify", manifest.toString(), null, Failure.of(Status.ERROR,
+                            ErrorCode.of(e), "cannot read the manifest: " + why, null)));
+                    out.flush();
+                }
+                return Status.ERROR.exitCode();
+            } catch (IllegalArgumentException e) {
+                output.error(manifest + ": not a valid manifest: " + e.getMessage(), e);
+                if (common.json) {
+                    // a manifest that is not one is a usage error (exit 2), said as every usage error is
+                    out.println(UsageJson.line("safetensors verify", manifest + ": not a valid manifest: "
+                            + e.getMessage()));
+                    out.flush();
+                }
+                return Status.USAGE;
+            }
+            if (listed) {
+                return verifyListed(entries, output);
+            }
+            for (ManifestEntry entry : entries) {
+                Target.File file = Target.File.of(Location.parse(entry.source()));
+                expected.put(file, entry.expected());
+                targets.add(file);
+            }
+        } else {
+            if (sources.isEmpty()) {
+                throw usage("give a SOURCE with --sha256 HEX, or --manifest FILE");
+            }
+            if (sources.size() > 1) {
+                throw usage("--sha256 verifies one SOURCE; to verify several, record them with 'safetensors"
+                        + " manifest' and check them with 'verify --manifest FILE [LOCATION...]'");
+            }
+            String source = sources.get(0);
+            if (sha256 == null) {
+                throw usage("--sha256 HEX is required with a SOURCE: verify compares, it never just says"
+                        + " 'verified' (to record digests, use 'safetensors manifest')");
+            }
+            if (!Sha256.isHex(sha256)) {
+                throw usage("--sha256 must be 64 hex digits");
+            }
+            if (size != null && size < 0) {
+                throw usage("--size must not be negative");
+            }
+            Location location = Location.parse(source);
+            if (location.isIndex() || HubLocation.isRepository(location)) {
+                throw usage("verify checks one file; for a sharded checkpoint, record its shards with 'safetensors"
+                        + " manifest' and check them with 'verify --manifest'");
+            }
+            Target.File file = Target.File.of(location);
+            expected.put(file, new Expected(size == null ? -1 : size, sha256, "--sha256"));
+            targets.add(file);
+        }
+        SourceOpener opener = common.opener();
+        int files = jobs.value();
+        try (ProgressBar bar = output.startProgress(0, ProgressBar.Unit.BYTES)) {
+            FileCheck check = new DigestCheck(opener, common.limits(), expected::get, false, bar);
+            Status worst = new Batch(files, () -> { }).run(targets, check,
+                    r -> output.result(r, false, TextFormatter::verifyLine));
+            return common.finish("verify", worst.exitCode());
+        }
+    }
+
+    /** The files of the listed locations against the manifest, one to one: results stream, a summary closes. */
+    private int verifyListed(List<ManifestEntry> entries, Output output) {
+        SourceOpener opener = common.opener();
+        ManifestMatch match = new ManifestMatch(entries, selection, opener, common.limits());
+        selection.indexFiles = true;
+        return common.finish("verify", CheckRun.stream(sources, selection, opener, common.limits(), jobs.value(),
+                output, err, match, r -> output.result(r, false, TextFormatter::verifyLine), match::missing));
+    }
+
+    private static UsageException usage(String message) {
+        return new UsageException(message);
+    }
+}
