@@ -44,6 +44,11 @@ public record CheckpointLimits(int maxIndexBytes, int maxShardsPerIndex, int max
             DEFAULT_MAX_MANIFEST_BYTES);
 
     /**
+     * @param maxIndexBytes            the largest index read, in bytes
+     * @param maxShardsPerIndex        the most distinct shards an index may name
+     * @param maxConfigBytes           the largest {@code config.json} read, in bytes
+     * @param maxCheckpointsPerListing the most checkpoints taken from one repository listing
+     * @param maxManifestBytes         the largest manifest of digests read back for verification, in bytes
      * @throws IllegalArgumentException if a byte bound is not 2 to {@value #MAX_BYTES_BOUND}, or a count is below 1
      */
     public CheckpointLimits {

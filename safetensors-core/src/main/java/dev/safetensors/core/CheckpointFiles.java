@@ -28,7 +28,7 @@ import java.util.Optional;
  * <ul>
  *   <li>a single {@code .safetensors} file (a path or a URI): itself;</li>
  *   <li>a {@code *.safetensors.index.json} ({@link Location#isIndex()}), local or remote: the index, read with
- *       {@link ShardIndex#read(RandomAccessSource, dev.safetensors.Limits)} under the options' limits, and its
+ *       {@link ShardIndex#read(RandomAccessSource, dev.safetensors.CheckpointLimits)} under the options' limits, and its
  *       shards named by the index, placed by the provider of the index ({@link SourceRegistry#sibling}: beside it,
  *       and pinned to the revision it was read at where the storage has revisions);</li>
  *   <li>a repository location, which a provider lists ({@link RandomAccessSourceProvider#listCheckpoints}): one of

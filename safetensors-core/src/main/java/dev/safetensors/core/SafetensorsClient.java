@@ -156,7 +156,7 @@ public final class SafetensorsClient {
      * @throws IOException a {@link dev.safetensors.SourceNotFoundException} if a repository holds no checkpoint (in
      *                     that folder); an {@link dev.safetensors.InvalidLocationException} with
      *                     {@link dev.safetensors.ErrorCode#INVALID_SOURCE} if a listing holds more than
-     *                     {@link Limits#maxCheckpointsPerListing()} checkpoints; whatever reading the index or listing
+     *                     {@link CheckpointLimits#maxCheckpointsPerListing()} checkpoints; whatever reading the index or listing
      *                     the repository throws
      */
     public CheckpointFiles locate(Location location, String folder) throws IOException {

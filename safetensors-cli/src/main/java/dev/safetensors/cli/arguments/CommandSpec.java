@@ -29,13 +29,19 @@ public final class CommandSpec {
         this.footer = List.copyOf(footer);
     }
 
-    /** @return this, with the option added */
+    /**
+     * @param option an option this command takes
+     * @return this, with the option added
+     */
     public CommandSpec option(OptionSpec option) {
         options.add(option);
         return this;
     }
 
-    /** @return this, with the positional parameter added */
+    /**
+     * @param positional a positional parameter this command takes, after those added before
+     * @return this, with the positional parameter added
+     */
     public CommandSpec positional(PositionalSpec positional) {
         positionals.add(positional);
         return this;

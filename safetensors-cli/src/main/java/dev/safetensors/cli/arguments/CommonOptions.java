@@ -9,12 +9,15 @@ import dev.safetensors.cli.output.Output;
 
 /** The options every subcommand takes, mixed into each of them ({@code --jobs} is {@link JobsOption}'s). */
 public final class CommonOptions {
+    /** {@code --json}: results as JSON Lines on stdout. */
     public boolean json;
     Policy policy = Policy.STRICT;
     Long maxHeaderBytes;
     URI s3Endpoint;
     boolean s3PathStyle;
+    /** {@code --debug}: stack traces and the library's log on stderr. */
     public boolean debug;
+    /** {@code --quiet}: no progress bar and no summary line. */
     public boolean quiet;
     private Output output;
 

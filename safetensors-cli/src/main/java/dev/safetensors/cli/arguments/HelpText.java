@@ -16,7 +16,10 @@ public final class HelpText {
     private HelpText() {
     }
 
-    /** @return the help of a subcommand */
+    /**
+     * @param spec the subcommand's options and parameters
+     * @return the help of a subcommand
+     */
     public static String of(CommandSpec spec) {
         StringBuilder usage = new StringBuilder("Usage: safetensors ").append(spec.name()).append(" [OPTIONS]");
         for (OptionSpec option : spec.options()) {

@@ -12,12 +12,23 @@ import java.util.function.Consumer;
 public record OptionSpec(List<String> names, String label, boolean required, boolean repeatable, String description,
                   Consumer<String> receiver) {
 
-    /** @return a flag: an option without a value */
+    /**
+     * @param name        the option's long name, such as {@code --json}
+     * @param description what it does, for the help
+     * @param set         what giving it does
+     * @return a flag: an option without a value
+     */
     public static OptionSpec flag(String name, String description, Runnable set) {
         return new OptionSpec(List.of(name), null, false, false, description, v -> set.run());
     }
 
-    /** @return an option with a value, given at most once */
+    /**
+     * @param name        the option's long name, such as {@code --out}
+     * @param label       the value's name in the help, such as {@code DIR}
+     * @param description what it does, for the help
+     * @param receiver    takes the value as typed
+     * @return an option with a value, given at most once
+     */
     public static OptionSpec value(String name, String label, String description, Consumer<String> receiver) {
         return new OptionSpec(List.of(name), label, false, false, description, receiver);
     }
@@ -32,7 +43,10 @@ public record OptionSpec(List<String> names, String label, boolean required, boo
         return new OptionSpec(names, label, required, true, description, receiver);
     }
 
-    /** @return this option with a short alias, such as {@code -o} */
+    /**
+     * @param shortName the alias, such as {@code -o}
+     * @return this option with that short alias
+     */
     public OptionSpec alias(String shortName) {
         return new OptionSpec(List.of(shortName, names.get(names.size() - 1)), label, required, repeatable,
                 description, receiver);

@@ -22,6 +22,11 @@ public final class OptionValue {
         }
     }
 
+    /**
+     * @param text an option's value
+     * @return it as a {@code long}
+     * @throws IllegalArgumentException if it is not one; the parser reports it as a usage error
+     */
     public static long longInteger(String text) {
         try {
             return Long.parseLong(text);
@@ -38,6 +43,11 @@ public final class OptionValue {
         }
     }
 
+    /**
+     * @param text an option's value
+     * @return it as a path
+     * @throws IllegalArgumentException if it is not one; the parser reports it as a usage error
+     */
     public static Path path(String text) {
         try {
             return Path.of(text);

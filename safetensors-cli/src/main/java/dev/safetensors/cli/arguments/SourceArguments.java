@@ -28,10 +28,15 @@ public final class SourceArguments {
      */
     public static final int DEFAULT_MAX_LINE_BYTES = 8 * 1024;
 
+    /** {@code --recursive}: a folder or prefix is listed below its first level too. */
     public boolean recursive;
+    /** {@code --allow-empty}: a selection that takes no file is no failure. */
     public boolean allowEmpty;
+    /** The {@code --include} globs, in the order given. */
     public final List<String> include = new ArrayList<>();
+    /** The {@code --exclude} globs, in the order given. */
     public final List<String> exclude = new ArrayList<>();
+    /** {@code --from-file}: the file that lists the sources, or {@code null}. */
     public Path fromFile;
     /**
      * Whether each sharded checkpoint's index file is examined as a file too, after its checkpoint: set by
@@ -67,7 +72,10 @@ public final class SourceArguments {
         return copy;
     }
 
-    /** @return whether sources are read from a list (standard input or {@code --from-file}) */
+    /**
+     * @param positional the SOURCE arguments as typed
+     * @return whether sources are read from a list (standard input or {@code --from-file})
+     */
     public boolean readsList(List<String> positional) {
         return fromFile != null || positional.contains("-");
     }
@@ -89,6 +97,12 @@ public final class SourceArguments {
         return compile("--exclude", exclude);
     }
 
+    /**
+     * @param option the option the globs were given with, for the message
+     * @param globs  the globs as typed
+     * @return the compiled globs, in order
+     * @throws UsageException if a glob is malformed
+     */
     public static List<NameGlob> compile(String option, List<String> globs) {
         List<NameGlob> compiled = new ArrayList<>();
         for (String g : globs) {

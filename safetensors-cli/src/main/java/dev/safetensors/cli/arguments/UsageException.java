@@ -1,11 +1,10 @@
 package dev.safetensors.cli.arguments;
 
-import dev.safetensors.cli.Main;
 import dev.safetensors.cli.results.Status;
 
 /**
  * A command line the command cannot run: an unknown option, a missing or malformed value, or flags that contradict
- * each other. {@link Main} prints its message and a hint and exits with {@link Status#USAGE}; it never leaves the
+ * each other. {@code Main} prints its message and a hint and exits with {@link Status#USAGE}; it never leaves the
  * command.
  */
 public final class UsageException extends RuntimeException {

@@ -16,6 +16,11 @@ public record Expected(long size, String sha256, String sha256From) {
     /** Nothing expected: compute, compare nothing (what {@code manifest} does). */
     public static final Expected NOTHING = new Expected(-1, null, null);
 
+    /**
+     * @param size       the expected size in bytes, or -1 for no size check
+     * @param sha256     the expected digest in hex, either case (it is kept in lower case), or {@code null}
+     * @param sha256From where the digest came from, for messages
+     */
     public Expected {
         sha256 = sha256 == null ? null : sha256.toLowerCase(Locale.ROOT);
     }

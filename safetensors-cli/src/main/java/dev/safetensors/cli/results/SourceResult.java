@@ -192,7 +192,12 @@ public final class SourceResult {
             this.kind = kind;
         }
 
-        /** Records a failure (the first one wins) and marks its check, if it names one, as failed. */
+        /**
+         * Records a failure (the first one wins) and marks its check, if it names one, as failed.
+         *
+         * @param f the failure
+         * @return this builder
+         */
         public Builder fail(Failure f) {
             if (failure == null) {
                 failure = f;
@@ -203,79 +208,144 @@ public final class SourceResult {
             return this;
         }
 
-        /** Records a check that passed. */
+        /**
+         * Records a check that passed.
+         *
+         * @param check the check that passed
+         * @return this builder
+         */
         public Builder pass(Check check) {
             checks.putIfAbsent(check, true);
             return this;
         }
 
-        /** Records the validated header; its totals and metadata follow from it. */
+        /**
+         * Records the validated header; its totals and metadata follow from it.
+         *
+         * @param h the validated header
+         * @return this builder
+         */
         public Builder header(SafetensorsHeader h) {
             header = h;
             return this;
         }
 
-        /** Records totals that come from no single header (a checkpoint's sum). */
+        /**
+         * Records totals that come from no single header (a checkpoint's sum).
+         *
+         * @param t the totals
+         * @return this builder
+         */
         public Builder totals(TensorTotals t) {
             totals = t;
             return this;
         }
 
-        /** Records the object size when no header says it. */
+        /**
+         * Records the object size when no header says it.
+         *
+         * @param n the figure
+         * @return this builder
+         */
         public Builder fileBytes(long n) {
             fileBytes = n;
             return this;
         }
 
-        /** Adds to the requests, bytes and exchanges counted so far. */
+        /**
+         * Adds to the requests, bytes and exchanges counted so far.
+         *
+         * @param more what to add
+         * @return this builder
+         */
         public Builder cost(SourceStatistics more) {
             cost = cost.plus(more);
             return this;
         }
 
-        /** Adds to what a checkpoint's shards cost, which their own results report. */
+        /**
+         * Adds to what a checkpoint's shards cost, which their own results report.
+         *
+         * @param more what to add
+         * @return this builder
+         */
         public Builder shardsCost(SourceStatistics more) {
             shardsCost = shardsCost.plus(more);
             return this;
         }
 
-        /** Records the {@code total_size} a checkpoint's index declares. */
+        /**
+         * Records the {@code total_size} a checkpoint's index declares.
+         *
+         * @param n the figure
+         * @return this builder
+         */
         public Builder indexTotalSize(long n) {
             indexTotalSize = n;
             return this;
         }
 
-        /** Adds what the source reports about itself; existing keys are kept. */
+        /**
+         * Adds what the source reports about itself; existing keys are kept.
+         *
+         * @param more what to add
+         * @return this builder
+         */
         public Builder attributes(Map<String, String> more) {
             more.forEach(attributes::putIfAbsent);
             return this;
         }
 
-        /** Names the checkpoint a shard belongs to. */
+        /**
+         * Names the checkpoint a shard belongs to.
+         *
+         * @param name the checkpoint's name, as shown
+         * @return this builder
+         */
         public Builder checkpoint(String name) {
             checkpoint = name;
             return this;
         }
 
-        /** Records how a checkpoint's parameters were counted. */
+        /**
+         * Records how a checkpoint's parameters were counted.
+         *
+         * @param how how the parameters were counted, as shown
+         * @return this builder
+         */
         public Builder parameterCounting(String how) {
             parameterCounting = how;
             return this;
         }
 
-        /** Records a checkpoint's shard count. */
+        /**
+         * Records a checkpoint's shard count.
+         *
+         * @param n the figure
+         * @return this builder
+         */
         public Builder shardCount(int n) {
             shardCount = n;
             return this;
         }
 
-        /** Records the locally computed SHA-256. */
+        /**
+         * Records the locally computed SHA-256.
+         *
+         * @param hex the digest in lower-case hex
+         * @return this builder
+         */
         public Builder sha256(String hex) {
             sha256 = hex;
             return this;
         }
 
-        /** Records what the computed SHA-256 was compared with. */
+        /**
+         * Records what the computed SHA-256 was compared with.
+         *
+         * @param what what it was compared with, as shown
+         * @return this builder
+         */
         public Builder sha256ComparedWith(String what) {
             sha256ComparedWith = what;
             return this;

@@ -1,14 +1,12 @@
 package dev.safetensors.cli.results;
 
 import java.util.Locale;
-import dev.safetensors.cli.arguments.ArgumentParser;
-import dev.safetensors.cli.arguments.UsageException;
 
 /**
  * The verdict on one source, and the exit code it implies: 0 when every source is valid, 1 when some source is
  * invalid or unsupported, 3 when some source could not be read (which wins, because the answer is incomplete).
- * Exit code 2, a usage error, comes from the command line parser ({@link ArgumentParser}) or a command's own
- * checks (a {@link UsageException}).
+ * Exit code 2, a usage error, comes from the command line parser ({@code ArgumentParser}) or a command's own
+ * checks (a {@code UsageException}).
  */
 public enum Status {
     /** Every check performed passed. */
