@@ -132,8 +132,8 @@ class PrefixValidateS3Test {
         assertEquals("valid", lines.get("s3://prefixes/run/nested/deeper/c.safetensors|file").get("status").asString());
         assertEquals("valid", lines.get("s3://prefixes/run/sharded/model.safetensors.index.json|checkpoint")
                 .get("status").asString(), run.describe());
-        assertEquals(ErrorCode.NOT_IN_MANIFEST.name(), lines.get("s3://prefixes/run/broken.safetensors|file").get("code")
-                .asString(), run.describe());
+        assertEquals(ErrorCode.NOT_IN_MANIFEST.name(),
+                lines.get("s3://prefixes/run/broken.safetensors|file").get("code").asString(), run.describe());
         assertEquals("NOT_FOUND", lines.get("s3://prefixes/run/nested/gone.safetensors|file").get("code").asString(),
                 run.describe());
         assertEquals("valid", lines.get("s3://prefixes/run/sharded/model.safetensors.index.json|file").get("status")

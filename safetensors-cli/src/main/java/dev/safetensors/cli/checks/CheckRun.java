@@ -96,9 +96,9 @@ public final class CheckRun {
      * @param sink      prints a result
      * @return the exit code: the worst status seen
      */
-    public static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, Limits limits, int jobs,
-                      Output output, PrintStream err, FileCheck check,
-                      java.util.function.Consumer<SourceResult> sink) {
+    public static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, Limits limits,
+                             int jobs, Output output, PrintStream err, FileCheck check,
+                             java.util.function.Consumer<SourceResult> sink) {
         return stream(sources, selection, opener, limits, jobs, output, err, check, sink, t -> List.of());
     }
 
@@ -119,10 +119,10 @@ public final class CheckRun {
      * @param closing   the results to add after the last target, given the targets as they ended
      * @return the exit code: the worst status seen
      */
-    public static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, Limits limits, int jobs,
-                      Output output, PrintStream err, FileCheck check,
-                      java.util.function.Consumer<SourceResult> sink,
-                      Function<TargetStream, List<SourceResult>> closing) {
+    public static int stream(List<String> sources, SourceArguments selection, SourceOpener opener, Limits limits,
+                             int jobs, Output output, PrintStream err, FileCheck check,
+                             java.util.function.Consumer<SourceResult> sink,
+                             Function<TargetStream, List<SourceResult>> closing) {
         boolean many = selection.readsList(sources);
         TargetStream targets = new TargetStream(selection.locations(sources, System.in), selection, opener,
                 limits).warnings(w -> output.error("warning: " + w, null));

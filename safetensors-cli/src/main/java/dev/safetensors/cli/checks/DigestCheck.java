@@ -39,8 +39,8 @@ public final class DigestCheck implements FileCheck {
      * @param trustReported whether a digest the server reported may replace streaming the object
      * @param progress      told about the bytes to read and read
      */
-    public DigestCheck(SourceOpener opener, Limits limits, Function<Target.File, Expected> expected, boolean trustReported,
-                ProgressBar progress) {
+    public DigestCheck(SourceOpener opener, Limits limits, Function<Target.File, Expected> expected,
+                       boolean trustReported, ProgressBar progress) {
         this.opener = opener;
         this.limits = limits;
         this.expected = expected;

@@ -26,8 +26,8 @@ import dev.safetensors.cli.results.Status;
  * manifest's entries. A file is matched by its location as the manifest records it ({@code manifest} writes each
  * file's location as it listed or expanded it); local paths are compared absolute and normalized, so
  * {@code ./models/} finds the entries {@code models/} recorded. A matched file is verified against its entry; a
- * file with no entry fails the {@link Check#MANIFEST} check ({@link ErrorCode#NOT_IN_MANIFEST}, invalid). Once every file
- * was checked, each entry that lies in a listed folder or prefix (one level, or below with {@code --recursive}),
+ * file with no entry fails the {@link Check#MANIFEST} check ({@link ErrorCode#NOT_IN_MANIFEST}, invalid). Once every
+ * file was checked, each entry that lies in a listed folder or prefix (one level, or below with {@code --recursive}),
  * whose name the selection takes, and that no file matched, is reported missing ({@code NOT_FOUND}, error, as
  * when the manifest alone names a file that is gone). Entries outside the listed locations are left alone.
  * Thread-safe: files are checked on the batch's workers.
@@ -57,8 +57,8 @@ public final class ManifestMatch implements FileCheck {
     public SourceResult check(Target.File file) {
         String key = Target.key(file.location());
         if (!entries.containsKey(key)) {
-            return HeaderCheck.start(file).fail(Failure.of(Status.INVALID, ErrorCode.NOT_IN_MANIFEST, "the manifest has no"
-                    + " entry for this file (added since it was made, or the manifest records other locations)",
+            return HeaderCheck.start(file).fail(Failure.of(Status.INVALID, ErrorCode.NOT_IN_MANIFEST, "the manifest"
+                    + " has no entry for this file (added since it was made, or the manifest records other locations)",
                     Check.MANIFEST)).build();
         }
         matched.add(key);

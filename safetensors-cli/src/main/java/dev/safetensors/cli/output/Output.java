@@ -53,7 +53,8 @@ public final class Output {
      * @param quiet    whether to draw no progress bar, even on a terminal
      * @param terminal whether stderr is a terminal, asked when a bar may be drawn
      */
-    public Output(PrintStream out, PrintStream err, boolean json, boolean debug, boolean quiet, BooleanSupplier terminal) {
+    public Output(PrintStream out, PrintStream err, boolean json, boolean debug, boolean quiet,
+                  BooleanSupplier terminal) {
         this.terminal = terminal;
         this.out = out;
         this.err = err;

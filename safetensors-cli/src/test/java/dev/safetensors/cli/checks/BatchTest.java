@@ -51,7 +51,8 @@ class BatchTest {
             targets.add(Target.File.of(Location.parse("/nowhere/f" + i + ".safetensors")));
             if (i == 4) {
                 targets.add(Target.Checkpoint.failed("/nowhere/broken.safetensors.index.json",
-                        Failure.of(Status.ERROR, ErrorCode.NOT_FOUND, "no such file", Check.INDEX), SourceStatistics.NONE));
+                        Failure.of(Status.ERROR, ErrorCode.NOT_FOUND, "no such file", Check.INDEX),
+                        SourceStatistics.NONE));
             }
         }
         List<String> order = new ArrayList<>();
