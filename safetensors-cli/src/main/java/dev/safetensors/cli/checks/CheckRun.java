@@ -52,7 +52,7 @@ public final class CheckRun {
      * @return the exit code
      */
     public static int headerChecks(List<String> sources, CommonOptions common, int jobs, PrintStream out,
-                            PrintStream err, boolean tensors, Function<SourceResult, String> text) {
+                                   PrintStream err, boolean tensors, Function<SourceResult, String> text) {
         SourceOpener opener = common.opener();
         return run(expand(sources, opener, common.limits()), jobs, common.output(out, err),
                 new HeaderCheck(opener, common.limits()), tensors, text);

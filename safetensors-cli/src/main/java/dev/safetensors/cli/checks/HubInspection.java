@@ -45,7 +45,7 @@ public final class HubInspection {
      * @return the exit code: the worst status seen
      */
     public static int run(String source, String folder, CommonOptions common, int jobs, boolean tensors, Output output,
-                   Function<SourceResult, String> text) {
+                          Function<SourceResult, String> text) {
         Location location = Location.parse(source);
         SafetensorsClient client;
         List<CheckpointFiles> all;
