@@ -4,7 +4,7 @@ import java.io.PrintStream;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.BiFunction;
+import java.util.function.Supplier;
 import dev.safetensors.cli.arguments.HelpText;
 import dev.safetensors.cli.commands.DownloadCommand;
 import dev.safetensors.cli.commands.DumpCommand;
@@ -40,7 +40,7 @@ final class SafetensorsCommand {
     }
 
     /** A subcommand's one-line summary for the top-level help, and how to build it. */
-    private record Entry(String summary, BiFunction<PrintStream, PrintStream, Subcommand> factory) {
+    private record Entry(String summary, Supplier<Subcommand> factory) {
     }
 
     private static Map<String, Entry> commands() {
@@ -71,7 +71,7 @@ final class SafetensorsCommand {
      */
     static Subcommand named(String name, PrintStream out, PrintStream err) {
         Entry entry = commands().get(name);
-        return entry == null ? null : entry.factory().apply(out, err);
+        return entry == null ? null : entry.factory().get().streams(out, err);
     }
 
     /** @return the top-level help: the description, the subcommands with a summary each, exit codes and examples */

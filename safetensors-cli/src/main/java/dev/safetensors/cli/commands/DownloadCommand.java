@@ -16,7 +16,6 @@ import dev.safetensors.http.HubCache;
 import dev.safetensors.http.HubRepository;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -43,10 +42,7 @@ import dev.safetensors.cli.results.Status;
  * {@code --include}/{@code --exclude} globs select) to a folder or into the Hugging Face cache, every header
  * validated before any payload, through the library's download service ({@link SafetensorsClient#download}).
  */
-public final class DownloadCommand implements Subcommand {
-
-    private final PrintStream out;
-    private final PrintStream err;
+public final class DownloadCommand extends Subcommand {
 
     final CommonOptions common = new CommonOptions();
     final RemoteReadOptions remote = new RemoteReadOptions();
@@ -56,15 +52,6 @@ public final class DownloadCommand implements Subcommand {
     boolean cache;
     boolean force;
     String source;
-
-    /**
-     * @param out stdout
-     * @param err stderr
-     */
-    public DownloadCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
-    }
 
     @Override
     public CommandSpec spec() {

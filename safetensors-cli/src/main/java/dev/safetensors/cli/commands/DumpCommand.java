@@ -16,7 +16,6 @@ import dev.safetensors.core.SafetensorsFile;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintStream;
 import java.util.List;
 import java.nio.channels.Channels;
 import java.nio.file.Path;
@@ -45,12 +44,9 @@ import dev.safetensors.cli.results.SourceResult;
 import dev.safetensors.cli.results.Status;
 
 /** {@code safetensors dump}: one tensor's bytes, raw or widened to float32. */
-public final class DumpCommand implements Subcommand {
+public final class DumpCommand extends Subcommand {
     /** {@link #dump} could not examine or read the source; the result says why. */
     private static final int SEE_RESULT = -1;
-
-    private final PrintStream out;
-    private final PrintStream err;
 
     final CommonOptions common = new CommonOptions();
 
@@ -68,15 +64,6 @@ public final class DumpCommand implements Subcommand {
 
     /** The file the tensor is read from: SOURCE, or the shard an index names. */
     private Location reading;
-
-    /**
-     * @param out stdout
-     * @param err stderr
-     */
-    public DumpCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
-    }
 
     @Override
     public CommandSpec spec() {

@@ -1,7 +1,6 @@
 package dev.safetensors.cli.commands;
 
 import dev.safetensors.Location;
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import dev.safetensors.cli.arguments.CommandSpec;
@@ -19,9 +18,7 @@ import dev.safetensors.cli.results.SourceResult;
 import dev.safetensors.cli.results.Status;
 
 /** {@code safetensors inspect}: what each source holds, read from its header alone. */
-public final class InspectCommand implements Subcommand {
-    private final PrintStream out;
-    private final PrintStream err;
+public final class InspectCommand extends Subcommand {
 
     final CommonOptions common = new CommonOptions();
 
@@ -34,15 +31,6 @@ public final class InspectCommand implements Subcommand {
     String folder;
 
     final List<String> sources = new ArrayList<>();
-
-    /**
-     * @param out stdout
-     * @param err stderr
-     */
-    public InspectCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
-    }
 
     @Override
     public CommandSpec spec() {

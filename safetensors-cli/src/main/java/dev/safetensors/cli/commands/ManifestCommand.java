@@ -26,9 +26,7 @@ import dev.safetensors.cli.results.SourceResult;
 import dev.safetensors.cli.results.Status;
 
 /** {@code safetensors manifest}: record size, SHA-256 and identity of every file, for {@code verify --manifest}. */
-public final class ManifestCommand implements Subcommand {
-    private final PrintStream out;
-    private final PrintStream err;
+public final class ManifestCommand extends Subcommand {
 
     final CommonOptions common = new CommonOptions();
 
@@ -39,15 +37,6 @@ public final class ManifestCommand implements Subcommand {
     boolean compute;
 
     final List<String> sources = new ArrayList<>();
-
-    /**
-     * @param out stdout
-     * @param err stderr
-     */
-    public ManifestCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
-    }
 
     @Override
     public CommandSpec spec() {

@@ -8,7 +8,6 @@ import dev.safetensors.core.CommitJournal;
 import tools.jackson.core.JsonGenerator;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -33,24 +32,13 @@ import dev.safetensors.cli.results.Status;
  * holds no unfinished commit afterwards, 3 when a journal is refused or a rename fails (nothing is changed for a
  * refused one), 2 for a usage error.
  */
-public final class RecoverCommand implements Subcommand {
-    private final PrintStream out;
-    private final PrintStream err;
+public final class RecoverCommand extends Subcommand {
 
     boolean json;
 
     boolean debug;
 
     String folder;
-
-    /**
-     * @param out stdout
-     * @param err stderr
-     */
-    public RecoverCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
-    }
 
     @Override
     public CommandSpec spec() {

@@ -19,7 +19,6 @@ import dev.safetensors.core.ShardedWriter;
 import dev.safetensors.core.TensorSource;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -45,9 +44,7 @@ import dev.safetensors.cli.results.Failure;
 import dev.safetensors.cli.results.Status;
 
 /** {@code safetensors reshard}: split, merge or re-lay out a checkpoint into local shards, verified tensor by tensor. */
-public final class ReshardCommand implements Subcommand {
-    private final PrintStream out;
-    private final PrintStream err;
+public final class ReshardCommand extends Subcommand {
 
     final CommonOptions common = new CommonOptions();
 
@@ -72,15 +69,6 @@ public final class ReshardCommand implements Subcommand {
     final List<String> metadata = new ArrayList<>();
 
     boolean force;
-
-    /**
-     * @param out stdout
-     * @param err stderr
-     */
-    public ReshardCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
-    }
 
     @Override
     public CommandSpec spec() {

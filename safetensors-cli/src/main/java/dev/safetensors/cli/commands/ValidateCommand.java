@@ -1,6 +1,5 @@
 package dev.safetensors.cli.commands;
 
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.List;
 import dev.safetensors.cli.arguments.CommandSpec;
@@ -13,9 +12,7 @@ import dev.safetensors.cli.checks.CheckRun;
 import dev.safetensors.cli.output.TextFormatter;
 
 /** {@code safetensors validate}: one verdict line per source. */
-public final class ValidateCommand implements Subcommand {
-    private final PrintStream out;
-    private final PrintStream err;
+public final class ValidateCommand extends Subcommand {
 
     final CommonOptions common = new CommonOptions();
 
@@ -24,15 +21,6 @@ public final class ValidateCommand implements Subcommand {
     final SourceArguments selection = new SourceArguments();
 
     final List<String> sources = new ArrayList<>();
-
-    /**
-     * @param out stdout
-     * @param err stderr
-     */
-    public ValidateCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
-    }
 
     @Override
     public CommandSpec spec() {

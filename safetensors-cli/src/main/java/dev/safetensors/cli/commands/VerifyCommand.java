@@ -8,7 +8,6 @@ import dev.safetensors.SafetensorsException;
 import dev.safetensors.Sha256;
 
 import java.io.IOException;
-import java.io.PrintStream;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -42,9 +41,7 @@ import dev.safetensors.cli.results.Failure;
 import dev.safetensors.cli.results.Status;
 
 /** {@code safetensors verify}: a file against an expected size and SHA-256, or every file of a manifest. */
-public final class VerifyCommand implements Subcommand {
-    private final PrintStream out;
-    private final PrintStream err;
+public final class VerifyCommand extends Subcommand {
 
     final CommonOptions common = new CommonOptions();
 
@@ -59,15 +56,6 @@ public final class VerifyCommand implements Subcommand {
     final SourceArguments selection = new SourceArguments();
 
     final List<String> sources = new ArrayList<>();
-
-    /**
-     * @param out stdout
-     * @param err stderr
-     */
-    public VerifyCommand(PrintStream out, PrintStream err) {
-        this.out = out;
-        this.err = err;
-    }
 
     @Override
     public CommandSpec spec() {
