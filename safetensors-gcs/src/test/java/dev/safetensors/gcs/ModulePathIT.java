@@ -35,14 +35,14 @@ class ModulePathIT {
             + "}\n";
 
     private static final String PROBE = "package probe;\n"
+            + "import dev.safetensors.Location;\n"
             + "import dev.safetensors.RandomAccessSource;\n"
             + "import dev.safetensors.RandomAccessSourceProvider;\n"
-            + "import java.net.URI;\n"
             + "import java.nio.ByteBuffer;\n"
             + "import java.util.ServiceLoader;\n"
             + "public class Probe {\n"
             + "    public static void main(String[] args) throws Exception {\n"
-            + "        URI uri = URI.create(args[0]);\n"
+            + "        Location uri = Location.parse(args[0]);\n"
             + "        for (RandomAccessSourceProvider p : ServiceLoader.load(RandomAccessSourceProvider.class)) {\n"
             + "            if (p.supports(uri)) {\n"
             + "                Module m = p.getClass().getModule();\n"
