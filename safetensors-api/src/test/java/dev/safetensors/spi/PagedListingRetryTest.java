@@ -145,7 +145,10 @@ class PagedListingRetryTest {
     void everyStatusMeansWhatTheOneMapSays() {
         for (int status : new int[] {400, 401, 403, 404, 405, 410, 412, 416, 429, 500, 501, 503, 599}) {
             Scripted listing = new Scripted(policy(1, time), status(status));
-            IOException e = assertThrows(IOException.class, listing::hasNext);
+            // the exact type the one map gives, not any IOException
+            Class<? extends IOException> type = StatusMapping.failure(status, "n", "m", null).getClass();
+            IOException e = assertThrows(type, listing::hasNext);
+            assertEquals(type, e.getClass(), "status " + status);
             assertEquals(StatusMapping.code(status), ErrorCode.of(e), "status " + status);
         }
     }

@@ -57,22 +57,25 @@ class OneStatusMapTest {
             answer("/" + repo + "/resolve/main/model.safetensors", status);
             answer("/api/models/" + repo + "/tree/main/shards", status);
             answer("/api/models/" + repo + "/revision/main", status);
+            // the exact type the one map gives, not any IOException
+            Class<? extends IOException> type = StatusMapping.failure(status, "n", "m", null).getClass();
 
             IOException read;
             try (RandomAccessSource s = provider.open(Location.parse("hf://" + repo + "/model.safetensors"))) {
-                read = assertThrows(IOException.class, () -> s.read(0, ByteBuffer.allocate(8)));
+                read = assertThrows(type, () -> s.read(0, ByteBuffer.allocate(8)));
             }
             IOException page;
             try (Listing l = provider.list(Location.parse("hf://" + repo + "/shards/"), ListOptions.DEFAULT)) {
-                page = assertThrows(IOException.class, l::hasNext);
+                page = assertThrows(type, l::hasNext);
             }
-            IOException revision = assertThrows(IOException.class,
+            IOException revision = assertThrows(type,
                     () -> repositories.list(Location.parse("hf://" + repo)));
 
             ErrorCode expected = StatusMapping.code(status);
             assertEquals(expected, ErrorCode.of(read), "a read answered " + status + ": " + read);
             assertEquals(expected, ErrorCode.of(page), "a listing page answered " + status + ": " + page);
             assertEquals(expected, ErrorCode.of(revision), "the revision listing answered " + status + ": " + revision);
+            assertEquals(type, read.getClass(), "status " + status);
             assertEquals(read.getClass(), page.getClass(), "status " + status);
             assertEquals(read.getClass(), revision.getClass(), "status " + status);
         }

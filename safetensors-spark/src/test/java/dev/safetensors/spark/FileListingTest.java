@@ -5,6 +5,7 @@ import dev.safetensors.ListEntry;
 import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.StorageException;
 import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.Test;
 
@@ -15,7 +16,6 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -68,8 +68,8 @@ class FileListingTest {
     @Test
     void aRefusedSubfolderFailsWithAccessDeniedNamingIt() {
         List<String> kept = new ArrayList<>();
-        IOException e = assertThrows(IOException.class, () -> select(ENTRIES, options(), kept));
-        assertInstanceOf(SourceAccessDeniedException.class, e);
+        SourceAccessDeniedException e = assertThrows(SourceAccessDeniedException.class,
+                () -> select(ENTRIES, options(), kept));
         assertEquals(ErrorCode.ACCESS_DENIED, ErrorCode.of(e));
         assertTrue(e.getMessage().startsWith("s3://bucket/p/locked/"), e.getMessage());
         assertTrue(e.getMessage().contains("allowUnreadable"), e.getMessage());
@@ -77,11 +77,11 @@ class FileListingTest {
 
     @Test
     void aFailedSubfolderAndAnUnnameableNameFailWithTheirCodes() {
-        IOException failed = assertThrows(IOException.class, () -> select(List.of(ENTRIES.get(2)), options(),
-                new ArrayList<>()));
+        StorageException failed = assertThrows(StorageException.class, () -> select(List.of(ENTRIES.get(2)),
+                options(), new ArrayList<>()));
         assertEquals(ErrorCode.IO_ERROR, ErrorCode.of(failed));
-        IOException unnamed = assertThrows(IOException.class, () -> select(List.of(ENTRIES.get(3)), options(),
-                new ArrayList<>()));
+        StorageException unnamed = assertThrows(StorageException.class, () -> select(List.of(ENTRIES.get(3)),
+                options(), new ArrayList<>()));
         assertEquals(ErrorCode.INVALID_LISTING, ErrorCode.of(unnamed));
     }
 
