@@ -72,31 +72,12 @@ final class MemoryStore implements RandomAccessSourceProvider {
     public Listing list(Location prefix, ListOptions options) {
         String at = prefix.text().endsWith("/") ? prefix.text() : prefix.text() + "/";
         requests.request();
-        java.util.Iterator<ListEntry> entries = objects.entrySet().stream()
+        List<ListEntry> entries = objects.entrySet().stream()
                 .filter(e -> e.getKey().startsWith(at)
                         && (options.recursive() || e.getKey().indexOf('/', at.length()) < 0))
                 .map(e -> ListEntry.file(Location.parse(e.getKey()), e.getValue().length, null, null))
-                .sorted(java.util.Comparator.comparing(e -> e.location().text())).toList().iterator();
-        return new Listing() {
-            @Override
-            public boolean hasNext() {
-                return entries.hasNext();
-            }
-
-            @Override
-            public ListEntry next() {
-                return entries.next();
-            }
-
-            @Override
-            public SourceStatistics cost() {
-                return new SourceStatistics(1, 0, 1);
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+                .sorted(java.util.Comparator.comparing(e -> e.location().text())).toList();
+        return dev.safetensors.fixtures.FixedListing.of(entries, new SourceStatistics(1, 0, 1));
     }
 
     @Override

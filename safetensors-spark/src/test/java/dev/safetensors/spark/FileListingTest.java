@@ -2,16 +2,15 @@ package dev.safetensors.spark;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
+import dev.safetensors.fixtures.FixedListing;
 import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.StorageException;
-import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 
@@ -34,27 +33,7 @@ class FileListingTest {
 
     /** The entries given, as a listing of one page. */
     private static Listing listing(List<ListEntry> entries) {
-        Iterator<ListEntry> it = entries.iterator();
-        return new Listing() {
-            @Override
-            public boolean hasNext() {
-                return it.hasNext();
-            }
-
-            @Override
-            public ListEntry next() {
-                return it.next();
-            }
-
-            @Override
-            public SourceStatistics cost() {
-                return SourceStatistics.NONE;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        return FixedListing.of(entries);
     }
 
     private static ScanOptions options(String... keyValues) {

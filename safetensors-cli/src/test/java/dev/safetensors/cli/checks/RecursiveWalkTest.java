@@ -2,12 +2,12 @@ package dev.safetensors.cli.checks;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ListEntry;
+import dev.safetensors.fixtures.FixedListing;
 import dev.safetensors.ListOptions;
 import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
-import dev.safetensors.SourceStatistics;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import tools.jackson.databind.JsonNode;
@@ -18,7 +18,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -117,27 +116,7 @@ class RecursiveWalkTest {
 
         @Override
         public Listing list(Location prefix, ListOptions options) {
-            Iterator<ListEntry> it = entries.iterator();
-            return new Listing() {
-                @Override
-                public boolean hasNext() {
-                    return it.hasNext();
-                }
-
-                @Override
-                public ListEntry next() {
-                    return it.next();
-                }
-
-                @Override
-                public SourceStatistics cost() {
-                    return SourceStatistics.NONE;
-                }
-
-                @Override
-                public void close() {
-                }
-            };
+            return FixedListing.of(entries);
         }
     }
 
