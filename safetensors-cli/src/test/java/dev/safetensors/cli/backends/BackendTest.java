@@ -6,8 +6,7 @@ import dev.safetensors.StorageException;
 import dev.safetensors.cli.fakebackend.EchoProvider;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.ResourceLock;
-import org.junit.jupiter.api.parallel.Resources;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -32,8 +31,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Backend folders as the launcher lays them out: the schemes come from the backend's own jar, nothing is loaded until
  * a location needs it, the first use builds a layer of the folder's modules whose providers see the run's S3
  * options, and a folder that provides nothing fails its locations with {@link ErrorCode#UNSUPPORTED_SCHEME}.
+ *
+ * <p>Isolated: these tests set the S3 system properties as a {@code -D} would, outside {@link S3Settings}'s lock, and
+ * every other class that runs a command with {@code --s3-endpoint} restores them under that lock; run beside them, a
+ * restore can erase the value a test has just set.
  */
-@ResourceLock(Resources.SYSTEM_PROPERTIES)
+@Isolated
 class BackendTest {
     @TempDir
     Path dir;
