@@ -11,4 +11,5 @@ module dev.safetensors.core {
 
     uses dev.safetensors.RandomAccessSourceProvider;
     provides dev.safetensors.RandomAccessSourceProvider with dev.safetensors.core.FileSourceProvider;
+    provides dev.safetensors.spi.ObjectWriterProvider with dev.safetensors.core.FileObjectWriter;
 }

@@ -1,0 +1,60 @@
+package dev.safetensors.spi;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
+
+import java.io.IOException;
+
+/**
+ * Creates and deletes the objects of one storage system: the write side of
+ * {@link dev.safetensors.RandomAccessSourceProvider}, found the same way through {@link java.util.ServiceLoader}
+ * ({@code provides dev.safetensors.spi.ObjectWriterProvider with ...}).
+ *
+ * <p>The contract every implementation keeps, checked by the test kit's {@code AbstractObjectWriterContractTest}:
+ * <ul>
+ *   <li><b>all or nothing</b>: an object appears, whole, only when its upload {@linkplain ObjectUpload#commit()
+ *       commits}; before that, readers see the old object or none, never a part;</li>
+ *   <li><b>no overwrite unless asked</b>: without {@link UploadOptions#overwrite()}, an object that exists when the
+ *       upload starts or when it commits fails the upload with {@link ErrorCode#ALREADY_EXISTS} and is left as it
+ *       was. Where the store offers a conditional create (S3 {@code If-None-Match: *}, GCS
+ *       {@code ifGenerationMatch=0}, Azure {@code If-None-Match: *}) the commit uses it; a provider also checks
+ *       before it uploads, so that a store that ignores the condition still refuses the common case;</li>
+ *   <li><b>nothing billable left behind</b>: an upload aborted, closed without a commit, or failed removes what it
+ *       staged (incomplete multipart uploads aborted, temporary files deleted);</li>
+ *   <li><b>bounded memory</b>: an upload holds at most {@link UploadOptions#parallelism()} x
+ *       {@link UploadOptions#partSize()} bytes of its content, whatever the object's size;</li>
+ *   <li><b>coded failures</b>: every failure is an {@link IOException} with an {@link ErrorCode}
+ *       ({@link ErrorCode#of(Throwable)}) that names the object by {@link Location#display()}, never by its text.</li>
+ * </ul>
+ *
+ * <p>Implementations are thread-safe and have a public no-argument constructor.
+ */
+public interface ObjectWriterProvider {
+
+    /**
+     * @param location an object location such as {@code file:///out/m.safetensors} or {@code s3://bucket/key}
+     * @return whether this provider writes it (usually a test of the scheme)
+     */
+    boolean supports(Location location);
+
+    /**
+     * Starts an upload. A provider may defer every request until the first part is full or the upload commits;
+     * it checks, before it uploads anything, that the object is absent unless overwriting is allowed.
+     *
+     * @param object  where the object goes, a location this provider {@linkplain #supports supports}
+     * @param options overwrite, size hint, part size and parallelism
+     * @return the upload; the caller writes to it, commits, and always closes it
+     * @throws IOException {@link ErrorCode#ALREADY_EXISTS} for an existing object not to be overwritten;
+     *                     {@link ErrorCode#INVALID_SOURCE} for a location malformed for this provider;
+     *                     {@link ErrorCode#WRITE_FAILED} or the store's own code if the upload cannot start
+     */
+    ObjectUpload create(Location object, UploadOptions options) throws IOException;
+
+    /**
+     * Deletes an object. Deleting an object that is absent succeeds: a cleanup after a crash may run twice.
+     *
+     * @param object a location this provider {@linkplain #supports supports}
+     * @throws IOException if the store refuses or fails the delete
+     */
+    void delete(Location object) throws IOException;
+}

@@ -1,0 +1,169 @@
+package dev.safetensors.core;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.InvalidLocationException;
+import dev.safetensors.Location;
+import dev.safetensors.SafetensorsException;
+import dev.safetensors.StorageException;
+import dev.safetensors.core.internal.write.TempFileJanitor;
+import dev.safetensors.spi.ObjectUpload;
+import dev.safetensors.spi.ObjectWriterProvider;
+import dev.safetensors.spi.UploadOptions;
+import dev.safetensors.spi.WrittenObject;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Writes local locations (paths and {@code file:} URIs) as {@link AtomicFile}s: the bytes go to a temporary file
+ * beside the target and are renamed over it on commit, so a reader sees the old file or the whole new one. Missing
+ * folders are created, as an object store needs none, and removed again when the upload is abandoned. Local files
+ * report no store checksum. Registered through {@link java.util.ServiceLoader}; thread-safe.
+ */
+public final class FileObjectWriter implements ObjectWriterProvider {
+
+    /** Creates the provider; {@link java.util.ServiceLoader} calls this. */
+    public FileObjectWriter() {
+    }
+
+    /** @return whether the location is local: a plain path or a {@code file:} URI */
+    @Override
+    public boolean supports(Location location) {
+        return location.isLocal();
+    }
+
+    /**
+     * @throws IOException {@link ErrorCode#ALREADY_EXISTS} for an existing file not to be replaced,
+     *                     {@link ErrorCode#NOT_A_FILE} for a folder, FIFO or device in the way,
+     *                     {@link ErrorCode#WRITE_FAILED} for a folder that cannot be created or written,
+     *                     {@link ErrorCode#INVALID_SOURCE} for a location that is not local
+     */
+    @Override
+    public ObjectUpload create(Location object, UploadOptions options) throws IOException {
+        Path path = localPath(object);
+        Path parent = path.toAbsolutePath().getParent();
+        List<Path> created = parent == null ? List.of() : OutputFolder.create(parent);
+        try {
+            return new FileUpload(object, AtomicFile.create(path, options.overwrite(), TempFileJanitor.JVM), created);
+        } catch (SafetensorsException e) {
+            OutputFolder.removeIfEmpty(created);
+            throw e;
+        } catch (IOException e) {
+            OutputFolder.removeIfEmpty(created);
+            throw BlockCopy.writeFailed(object.display(), e);
+        }
+    }
+
+    /** @throws IOException {@link ErrorCode#NOT_A_FILE} for a folder; {@link ErrorCode#WRITE_FAILED} if it fails */
+    @Override
+    public void delete(Location object) throws IOException {
+        Path path = localPath(object);
+        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
+            throw new StorageException(ErrorCode.NOT_A_FILE, object.display(), "is a directory: only files are"
+                    + " deleted");
+        }
+        try {
+            Files.deleteIfExists(path);
+        } catch (IOException e) {
+            throw BlockCopy.writeFailed(object.display(), e);
+        }
+    }
+
+    private static Path localPath(Location location) throws InvalidLocationException {
+        try {
+            return location.path();
+        } catch (IllegalStateException | IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
+            InvalidLocationException invalid = new InvalidLocationException(ErrorCode.INVALID_SOURCE,
+                    location.display() + ": not a local file");
+            invalid.initCause(e);
+            throw invalid;
+        }
+    }
+
+    /** One file being written: the temporary file's channel, renamed on commit. */
+    private static final class FileUpload implements ObjectUpload {
+        private final Location location;
+        private final AtomicFile file;
+        private final List<Path> created;
+        private long written;
+        private boolean open = true;
+        private boolean committed;
+
+        FileUpload(Location location, AtomicFile file, List<Path> created) {
+            this.location = location;
+            this.file = file;
+            this.created = created;
+        }
+
+        @Override
+        public int write(ByteBuffer src) throws IOException {
+            if (!open) {
+                throw new ClosedChannelException();
+            }
+            int n = src.remaining();
+            try {
+                while (src.hasRemaining()) {
+                    file.channel().write(src);
+                }
+            } catch (IOException e) {
+                abort();
+                throw BlockCopy.writeFailed(location.display(), e);
+            }
+            written += n;
+            return n;
+        }
+
+        @Override
+        public long written() {
+            return written;
+        }
+
+        @Override
+        public WrittenObject commit() throws IOException {
+            if (!open) {
+                throw new ClosedChannelException();
+            }
+            open = false;
+            try {
+                file.commit();
+            } catch (SafetensorsException e) {
+                OutputFolder.removeIfEmpty(created);
+                throw e;
+            } catch (IOException e) {
+                OutputFolder.removeIfEmpty(created);
+                throw BlockCopy.writeFailed(location.display(), e);
+            }
+            committed = true;
+            return new WrittenObject(location, written, Optional.empty());
+        }
+
+        @Override
+        public void abort() throws IOException {
+            open = false;
+            if (committed) {
+                return;
+            }
+            try {
+                file.close();
+            } finally {
+                OutputFolder.removeIfEmpty(created);
+            }
+        }
+
+        @Override
+        public boolean isOpen() {
+            return open;
+        }
+
+        @Override
+        public void close() throws IOException {
+            abort();
+        }
+    }
+}
