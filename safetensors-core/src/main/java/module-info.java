@@ -10,6 +10,7 @@ module dev.safetensors.core {
     exports dev.safetensors.core;
 
     uses dev.safetensors.RandomAccessSourceProvider;
+    uses dev.safetensors.spi.ObjectWriterProvider;
     provides dev.safetensors.RandomAccessSourceProvider with dev.safetensors.core.FileSourceProvider;
     provides dev.safetensors.spi.ObjectWriterProvider with dev.safetensors.core.FileObjectWriter;
 }

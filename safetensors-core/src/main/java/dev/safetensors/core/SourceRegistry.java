@@ -10,6 +10,7 @@ import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceIdentity;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.ObjectWriterProvider;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -39,13 +40,18 @@ import java.util.stream.Collectors;
 public final class SourceRegistry implements AutoCloseable {
     /** Serves every local location, whatever the providers: stateless. */
     private static final FileSourceProvider LOCAL_FILES = new FileSourceProvider();
+    /** Writes every local location, whatever the writers: stateless. */
+    private static final FileObjectWriter LOCAL_WRITES = new FileObjectWriter();
     private final List<RandomAccessSourceProvider> providers;
     private final List<RandomAccessSourceProvider> owned;
+    private final List<ObjectWriterProvider> writers;
     private volatile boolean closed;
 
-    private SourceRegistry(List<RandomAccessSourceProvider> providers, List<RandomAccessSourceProvider> owned) {
+    private SourceRegistry(List<RandomAccessSourceProvider> providers, List<RandomAccessSourceProvider> owned,
+                           List<ObjectWriterProvider> writers) {
         this.providers = List.copyOf(providers);
         this.owned = List.copyOf(owned);
+        this.writers = List.copyOf(writers);
     }
 
     /**
@@ -53,7 +59,7 @@ public final class SourceRegistry implements AutoCloseable {
      * @return a registry owning them
      */
     static SourceRegistry owning(List<RandomAccessSourceProvider> created) {
-        return new SourceRegistry(created, created);
+        return new SourceRegistry(created, created, List.of());
     }
 
     /** @return a builder with no providers (local files are always served) */
@@ -156,6 +162,29 @@ public final class SourceRegistry implements AutoCloseable {
         return provider(prefix).orElseThrow(() -> unsupported(prefix, "lists", "prefixes")).list(prefix, options);
     }
 
+    /**
+     * The writer of a location: local files for a local path (or {@code file:} URI), else the first installed
+     * {@link ObjectWriterProvider} that {@linkplain ObjectWriterProvider#supports supports} it. Writers are found
+     * with {@link ServiceLoader} when the registry was built with {@link Builder#installedProviders()}.
+     *
+     * @param location where an object is to be written
+     * @return its writer
+     * @throws IOException an {@link InvalidLocationException} with {@link ErrorCode#UNSUPPORTED_SCHEME} if no
+     *                     writer supports its scheme; a failure if the registry is closed
+     */
+    public ObjectWriterProvider writer(Location location) throws IOException {
+        ensureOpen(location.display());
+        if (location.isLocal()) {
+            return LOCAL_WRITES;
+        }
+        for (ObjectWriterProvider w : writers) {
+            if (w.supports(location)) {
+                return w;
+            }
+        }
+        throw unsupported(location, "writes", "objects", writers);
+    }
+
     /** @return the first provider that supports a location that is not local, if any */
     private Optional<RandomAccessSourceProvider> provider(Location location) {
         for (RandomAccessSourceProvider p : providers) {
@@ -167,9 +196,14 @@ public final class SourceRegistry implements AutoCloseable {
     }
 
     private InvalidLocationException unsupported(Location location, String does, String what) {
+        return unsupported(location, does, what, providers);
+    }
+
+    private static InvalidLocationException unsupported(Location location, String does, String what,
+                                                        List<?> providers) {
         // named by what is installed, never by a list of backends written here: core knows none of them
         StringBuilder installed = new StringBuilder();
-        for (RandomAccessSourceProvider p : providers) {
+        for (Object p : providers) {
             installed.append(installed.length() == 0 ? "" : ", ").append(p.getClass().getSimpleName());
         }
         return new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "no storage backend " + does + " '"
@@ -184,8 +218,8 @@ public final class SourceRegistry implements AutoCloseable {
     }
 
     /**
-     * Closes every provider this registry created (those that are {@link AutoCloseable}), all of them even when one
-     * fails. Providers passed to {@link Builder#provider} stay open. Idempotent.
+     * Closes every provider this registry created (those that are {@link AutoCloseable}; the installed writers
+     * too), all of them even when one fails. Providers passed to {@link Builder#provider} stay open. Idempotent.
      *
      * @throws IOException the first failure, with the others suppressed; one that is not an {@link IOException} is
      *                     wrapped in a {@link StorageException} with {@link ErrorCode#IO_ERROR}
@@ -197,7 +231,9 @@ public final class SourceRegistry implements AutoCloseable {
         }
         closed = true;
         IOException failure = null;
-        for (RandomAccessSourceProvider p : owned) {
+        List<Object> created = new ArrayList<>(owned);
+        created.addAll(writers);
+        for (Object p : created) {
             if (p instanceof AutoCloseable closeable) {
                 try {
                     closeable.close();
@@ -267,7 +303,11 @@ public final class SourceRegistry implements AutoCloseable {
         public SourceRegistry build() {
             List<RandomAccessSourceProvider> all = new ArrayList<>(given);
             List<RandomAccessSourceProvider> owned = new ArrayList<>();
+            List<ObjectWriterProvider> writers = new ArrayList<>();
             if (installed) {
+                ServiceLoader.load(ObjectWriterProvider.class).stream()
+                        .filter(found -> found.type() != FileObjectWriter.class)
+                        .forEach(found -> writers.add(found.get()));
                 Set<String> supplied = given.stream().map(p -> p.getClass().getName()).collect(Collectors.toSet());
                 ServiceLoader.load(RandomAccessSourceProvider.class).stream()
                         .filter(found -> !supplied.contains(found.type().getName()))
@@ -278,7 +318,7 @@ public final class SourceRegistry implements AutoCloseable {
                 owned.add(new FileSourceProvider());
             }
             all.addAll(owned);
-            return new SourceRegistry(all, owned);
+            return new SourceRegistry(all, owned, writers);
         }
     }
 }

@@ -149,4 +149,32 @@ class SourceRegistryTest {
             assertFalse(e.getMessage().contains("safetensors-s3"), "core names no backend: " + e.getMessage());
         }
     }
+
+    @Test
+    void localLocationsAreWrittenByTheLocalWriterAndOtherSchemesNeedAnInstalledOne() throws IOException {
+        try (SourceRegistry registry = SourceRegistry.builder().installedProviders().build()) {
+            Path target = dir.resolve("w/x.bin");
+            dev.safetensors.spi.ObjectWriterProvider local = registry.writer(Location.parse(target.toString()));
+            assertInstanceOf(FileObjectWriter.class, local);
+            try (dev.safetensors.spi.ObjectUpload upload = local.create(Location.parse(target.toString()),
+                    dev.safetensors.spi.UploadOptions.DEFAULT)) {
+                upload.write(java.nio.ByteBuffer.wrap(new byte[] {7}));
+                upload.commit();
+            }
+            assertEquals(1, Files.size(target));
+            InvalidLocationException none = assertThrows(InvalidLocationException.class,
+                    () -> registry.writer(Location.parse("nowhere://bucket/x.bin")));
+            assertEquals(ErrorCode.UNSUPPORTED_SCHEME, none.code());
+            assertTrue(none.getMessage().contains("no storage backend writes 'nowhere:' objects"), none.getMessage());
+        }
+    }
+
+    @Test
+    void aClosedRegistryGivesNoWriter() throws IOException {
+        SourceRegistry registry = SourceRegistry.builder().build();
+        registry.close();
+        StorageException closed = assertThrows(StorageException.class,
+                () -> registry.writer(Location.parse(dir.resolve("x.bin").toString())));
+        assertEquals(ErrorCode.IO_ERROR, closed.code());
+    }
 }
