@@ -1,7 +1,6 @@
 package dev.safetensors.core;
 
 import dev.safetensors.ErrorCode;
-import dev.safetensors.InvalidLocationException;
 import dev.safetensors.Location;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.StorageException;
@@ -46,7 +45,7 @@ public final class FileObjectWriter implements ObjectWriterProvider {
      */
     @Override
     public ObjectUpload create(Location object, UploadOptions options) throws IOException {
-        Path path = localPath(object);
+        Path path = FileSourceProvider.localPath(object, "not a local file");
         Path parent = path.toAbsolutePath().getParent();
         List<Path> created = parent == null ? List.of() : OutputFolder.create(parent);
         try {
@@ -63,7 +62,7 @@ public final class FileObjectWriter implements ObjectWriterProvider {
     /** @throws IOException {@link ErrorCode#NOT_A_FILE} for a folder; {@link ErrorCode#WRITE_FAILED} if it fails */
     @Override
     public void delete(Location object) throws IOException {
-        Path path = localPath(object);
+        Path path = FileSourceProvider.localPath(object, "not a local file");
         if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
             throw new StorageException(ErrorCode.NOT_A_FILE, object.display(), "is a directory: only files are"
                     + " deleted");
@@ -72,17 +71,6 @@ public final class FileObjectWriter implements ObjectWriterProvider {
             Files.deleteIfExists(path);
         } catch (IOException e) {
             throw BlockCopy.writeFailed(object.display(), e);
-        }
-    }
-
-    private static Path localPath(Location location) throws InvalidLocationException {
-        try {
-            return location.path();
-        } catch (IllegalStateException | IllegalArgumentException | java.nio.file.FileSystemNotFoundException e) {
-            InvalidLocationException invalid = new InvalidLocationException(ErrorCode.INVALID_SOURCE,
-                    location.display() + ": not a local file");
-            invalid.initCause(e);
-            throw invalid;
         }
     }
 

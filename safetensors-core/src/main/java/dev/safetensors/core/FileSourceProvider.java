@@ -49,7 +49,14 @@ public final class FileSourceProvider implements RandomAccessSourceProvider {
         return FolderListing.open(folder, options);
     }
 
-    private static Path localPath(Location location, String what) throws InvalidLocationException {
+    /**
+     * @param location a location
+     * @param what     what it is not, for the message
+     * @return its local path
+     * @throws InvalidLocationException {@link ErrorCode#INVALID_SOURCE} when it is not local or the default file
+     *                                  system cannot name it
+     */
+    static Path localPath(Location location, String what) throws InvalidLocationException {
         try {
             return location.path();
         } catch (IllegalStateException | IllegalArgumentException
