@@ -50,13 +50,18 @@ public final class FileObjectWriter implements ObjectWriterProvider {
         List<Path> created = parent == null ? List.of() : OutputFolder.create(parent);
         try {
             return new FileUpload(object, AtomicFile.create(path, options.overwrite(), TempFileJanitor.JVM), created);
-        } catch (SafetensorsException e) {
-            OutputFolder.removeIfEmpty(created);
-            throw e;
         } catch (IOException e) {
-            OutputFolder.removeIfEmpty(created);
-            throw BlockCopy.writeFailed(object.display(), e);
+            throw abandoned(object, created, e);
         }
+    }
+
+    /**
+     * @return the failure of an upload that will not commit, once the folders made for it are removed: a coded
+     *         refusal as it is, any other failure as {@link ErrorCode#WRITE_FAILED} naming the object
+     */
+    private static IOException abandoned(Location object, List<Path> created, IOException e) {
+        OutputFolder.removeIfEmpty(created);
+        return e instanceof SafetensorsException ? e : BlockCopy.writeFailed(object.display(), e);
     }
 
     /** @throws IOException {@link ErrorCode#NOT_A_FILE} for a folder; {@link ErrorCode#WRITE_FAILED} if it fails */
@@ -120,12 +125,8 @@ public final class FileObjectWriter implements ObjectWriterProvider {
             open = false;
             try {
                 file.commit();
-            } catch (SafetensorsException e) {
-                OutputFolder.removeIfEmpty(created);
-                throw e;
             } catch (IOException e) {
-                OutputFolder.removeIfEmpty(created);
-                throw BlockCopy.writeFailed(location.display(), e);
+                throw abandoned(location, created, e);
             }
             committed = true;
             return new WrittenObject(location, written, Optional.empty());
