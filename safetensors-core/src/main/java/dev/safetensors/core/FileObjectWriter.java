@@ -64,13 +64,20 @@ public final class FileObjectWriter implements ObjectWriterProvider {
         return e instanceof SafetensorsException ? e : BlockCopy.writeFailed(object.display(), e);
     }
 
-    /** @throws IOException {@link ErrorCode#NOT_A_FILE} for a folder; {@link ErrorCode#WRITE_FAILED} if it fails */
+    /**
+     * Deletes a regular file, or a symbolic link (the link, never what it points to).
+     *
+     * @throws IOException {@link ErrorCode#NOT_A_FILE} for a folder, FIFO, socket or device, left as it is;
+     *                     {@link ErrorCode#WRITE_FAILED} if the delete fails
+     */
     @Override
     public void delete(Location object) throws IOException {
         Path path = FileSourceProvider.localPath(object, "not a local file");
-        if (Files.isDirectory(path, LinkOption.NOFOLLOW_LINKS)) {
-            throw new StorageException(ErrorCode.NOT_A_FILE, object.display(), "is a directory: only files are"
-                    + " deleted");
+        if (Files.exists(path, LinkOption.NOFOLLOW_LINKS) && !Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)
+                && !Files.isSymbolicLink(path)) {
+            throw new StorageException(ErrorCode.NOT_A_FILE, object.display(), Files.isDirectory(path,
+                    LinkOption.NOFOLLOW_LINKS) ? "is a directory: only files are deleted"
+                    : "is not a regular file (a FIFO, socket or device): only files are deleted");
         }
         try {
             Files.deleteIfExists(path);

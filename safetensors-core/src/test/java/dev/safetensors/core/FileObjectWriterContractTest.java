@@ -63,6 +63,20 @@ class FileObjectWriterContractTest extends AbstractObjectWriterContractTest {
     }
 
     @Test
+    void aFifoIsNeverDeletedAndALinkIsDeletedWithoutItsTarget() throws Exception {
+        Path fifo = Fifo.create(dir.resolve("pipe"));
+        StorageException refused = assertThrows(StorageException.class,
+                () -> writer().delete(Location.parse(fifo.toString())));
+        assertEquals(ErrorCode.NOT_A_FILE, refused.code());
+        assertTrue(Files.exists(fifo, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        Path target = Files.write(dir.resolve("target.bin"), new byte[] {1});
+        Path link = Files.createSymbolicLink(dir.resolve("link.bin"), target);
+        writer().delete(Location.parse(link.toString()));
+        assertFalse(Files.exists(link, java.nio.file.LinkOption.NOFOLLOW_LINKS));
+        assertTrue(Files.exists(target), "the link's target stays");
+    }
+
+    @Test
     void foldersMadeForAnAbandonedUploadAreRemovedAndThoseOfACommittedOneStay() throws Exception {
         Path base = Files.createDirectories(dir.resolve("base"));
         try (ObjectUpload upload = writer().create(Location.parse(base.resolve("a/b/x.bin").toString()),
