@@ -57,4 +57,20 @@ public interface ObjectWriterProvider {
      * @throws IOException if the store refuses or fails the delete
      */
     void delete(Location object) throws IOException;
+
+    /**
+     * Removes what uploads below a prefix staged and never committed or aborted, because the process writing them
+     * was killed: a rerun of an interrupted write calls it so that nothing billable stays behind (S3's incomplete
+     * multipart uploads). Objects, committed ones, and uploads still in progress in this provider are not touched;
+     * stores whose staged data expires by itself and is never listed (Azure's uncommitted blocks, GCS resumable
+     * sessions, a local file's temporary file, which its writer's janitor removes) keep the default, which does
+     * nothing.
+     *
+     * @param prefix a prefix of this provider's store, ending in {@code /}
+     * @return how many staged uploads were removed
+     * @throws IOException if the store refuses or fails the listing or an abort
+     */
+    default int abortIncomplete(Location prefix) throws IOException {
+        return 0;
+    }
 }
