@@ -61,8 +61,8 @@ public interface ObjectWriterProvider {
     /**
      * Removes what uploads below a prefix staged and never committed or aborted, because the process writing them
      * was killed: a rerun of an interrupted write calls it so that nothing billable stays behind (S3's incomplete
-     * multipart uploads). Objects, committed ones, and uploads still in progress in this provider are not touched;
-     * stores whose staged data expires by itself and is never listed (Azure's uncommitted blocks, GCS resumable
+     * multipart uploads). Committed objects are not touched; an upload still in progress below the prefix, in this
+     * process or another, is aborted too, so a caller calls it only on a prefix it alone writes. Stores whose staged data expires by itself and is never listed (Azure's uncommitted blocks, GCS resumable
      * sessions, a local file's temporary file, which its writer's janitor removes) keep the default, which does
      * nothing.
      *
