@@ -34,10 +34,20 @@ final class BlockCopy {
      * @param out    where the bytes go; written from its position
      */
     BlockCopy(String target, WritableByteChannel out) {
+        this(target, out, newBlock());
+    }
+
+    /**
+     * @param target the output's name, for messages
+     * @param out    where the bytes go; written from its position
+     * @param block  the buffer to copy through, of {@link #BLOCK_BYTES}, shared by the copies of one writer (one at
+     *               a time)
+     */
+    BlockCopy(String target, WritableByteChannel out, ByteBuffer block) {
         this.target = target;
         this.out = out;
         this.file = null;
-        this.block = newBlock();
+        this.block = block;
     }
 
     /**
@@ -155,7 +165,7 @@ final class BlockCopy {
      */
     static IOException writeFailed(String target, IOException e) {
         if (e instanceof java.io.InterruptedIOException || e instanceof java.nio.channels.ClosedByInterruptException
-                || e instanceof StorageException s && s.code() == ErrorCode.WRITE_FAILED) {
+                || e instanceof StorageException) {
             return e;
         }
         String reason = e instanceof java.nio.file.FileSystemException f && f.getReason() != null ? f.getReason()

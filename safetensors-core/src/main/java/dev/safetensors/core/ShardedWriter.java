@@ -16,7 +16,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import dev.safetensors.core.internal.write.StoreCommit;
 import dev.safetensors.core.internal.write.TempFileJanitor;
+import dev.safetensors.spi.ObjectWriterProvider;
+import dev.safetensors.spi.UploadOptions;
+import dev.safetensors.spi.WrittenObject;
 
 /**
  * Writes a checkpoint as shards of at most a given size and an index, as huggingface_hub's
@@ -331,36 +335,10 @@ public final class ShardedWriter {
      *                     failed; or a failure of a source, with the source's code and name
      */
     public List<Path> writeTo(Path dir) throws IOException {
-        java.util.Set<String> seen = new java.util.HashSet<>();
-        for (WriterEntry e : entries) {
-            if (!seen.add(e.name())) {
-                throw new dev.safetensors.InvalidHeaderException(ErrorCode.DUPLICATE_KEY, dir.toString(),
-                        "two tensors have this name", e.name(), -1);
-            }
-        }
-        List<List<WriterEntry>> plan = ShardPlan.split(entries, maxShardBytes);
-        List<String> names = fileNames();
-        List<SafetensorsWriter.Encoded> encoded = new ArrayList<>();
-        Map<String, String> weightMap = new LinkedHashMap<>();
-        Map<String, dev.safetensors.SafetensorsHeader> headers = new LinkedHashMap<>();
-        long total = 0;
-        for (int i = 0; i < plan.size(); i++) {
-            SafetensorsWriter shard = SafetensorsWriter.create(limits).alignment(alignment).metadata(metadata);
-            shard.addAll(plan.get(i));
-            SafetensorsWriter.Encoded e = shard.encode(dir.resolve(names.get(i)).toString());
-            encoded.add(e);
-            headers.put(names.get(i), e.header());
-            for (WriterEntry t : plan.get(i)) {
-                weightMap.put(t.name(), names.get(i));
-                total += t.byteLength();
-            }
-        }
-        byte[] index = null;
-        if (plan.size() > 1) {
-            String indexName = dir.resolve(names.get(names.size() - 1)).toString();
-            index = ShardIndex.encode(total, weightMap);
-            ShardIndex.parse(indexName, index).verifyAgainst(headers);
-        }
+        Encoding plan = encode(dir.toString(), name -> dir.resolve(name).toString());
+        List<String> names = plan.names();
+        List<SafetensorsWriter.Encoded> encoded = plan.shards();
+        byte[] index = plan.index();
         List<Path> created = OutputFolder.create(dir);
         boolean committed = false;
         List<Path> staged = new ArrayList<>();
@@ -410,6 +388,105 @@ public final class ShardedWriter {
                 discard(staged, created);
             }
         }
+    }
+
+    /**
+     * Writes the shards and the index under a prefix of any store: a local folder as {@link #writeTo(Path)} does,
+     * any other store through its {@link ObjectWriterProvider} ({@link SourceRegistry#writer}), which has no rename,
+     * so the order of the uploads carries the guarantee instead: every shard uploaded, committed and its store
+     * checksum verified first, the index (or the single file) last with a conditional create, the earlier layout's
+     * objects deleted after it; with {@link #replaceExisting(boolean) replacing}, an existing index is deleted before
+     * a shard of the same name is overwritten. So a reader of the prefix sees the old checkpoint whole, no index, or
+     * the new one whole; a rerun after a kill (replacing) finishes the job, and uploads the killed run staged are
+     * aborted. One writer per output prefix: see docs/architecture.md, "Commits without rename". The
+     * {@link #check(StagedCheck) check} runs on local writes only: an upload is verified by the store's checksum
+     * of the bytes it holds, not by a read back.
+     *
+     * @param folder   the output folder or prefix; a trailing {@code /} is implied
+     * @param registry the registry whose writer and listing serve the store
+     * @param uploads  part size and parallelism of each upload (its overwrite flag is decided per object)
+     * @return the objects written, shards in order and the index last (no index for a single file)
+     * @throws IOException as {@link #writeTo(Path)}; {@link ErrorCode#UNSUPPORTED_SCHEME} for a store no installed
+     *                     writer serves; the store's failures, coded
+     */
+    public List<Location> writeTo(Location folder, SourceRegistry registry, UploadOptions uploads)
+            throws IOException {
+        Objects.requireNonNull(registry, "registry");
+        Objects.requireNonNull(uploads, "uploads");
+        if (folder.isLocal()) {
+            List<Location> written = new ArrayList<>();
+            for (Path p : writeTo(folder.path())) {
+                written.add(Location.of(p));
+            }
+            return List.copyOf(written);
+        }
+        Location prefix = folder.isFolder() ? folder : Location.parse(folder.text() + "/");
+        Encoding plan = encode(prefix.display(), name -> StoreCommit.resolve(prefix, name).display());
+        List<String> names = plan.names();
+        List<StoreCommit.Item> data = new ArrayList<>();
+        List<StoreCommit.Item> entryPoints = new ArrayList<>();
+        ByteBuffer block = BlockCopy.newBlock();
+        for (int i = 0; i < plan.shards().size(); i++) {
+            SafetensorsWriter.Encoded shard = plan.shards().get(i);
+            StoreCommit.Item item = new StoreCommit.Item(names.get(i), shard.header().fileSize(),
+                    upload -> shard.writeTo(new BlockCopy(shard.target(), upload, block)));
+            (plan.index() == null ? entryPoints : data).add(item);
+        }
+        if (plan.index() != null) {
+            byte[] json = plan.index();
+            String indexName = names.get(names.size() - 1);
+            entryPoints.add(new StoreCommit.Item(indexName, json.length,
+                    upload -> new BlockCopy(StoreCommit.resolve(prefix, indexName).display(), upload, block)
+                            .write(ByteBuffer.wrap(json))));
+        }
+        StoreCommit commit = new StoreCommit(registry.writer(prefix), registry::list, prefix, uploads, replace,
+                name -> isCheckpointName(this.prefix, name), steps);
+        List<Location> written = new ArrayList<>();
+        for (WrittenObject w : commit.publish(data, entryPoints).written()) {
+            written.add(w.location());
+        }
+        return List.copyOf(written);
+    }
+
+    /** The shards encoded and validated, and the index cross-checked against them: nothing written yet. */
+    private record Encoding(List<String> names, List<SafetensorsWriter.Encoded> shards, byte[] index) {
+    }
+
+    /**
+     * @param folder the output's name for messages
+     * @param where  a file's name for messages, from its name in the layout
+     */
+    private Encoding encode(String folder, java.util.function.UnaryOperator<String> where) throws IOException {
+        java.util.Set<String> seen = new java.util.HashSet<>();
+        for (WriterEntry e : entries) {
+            if (!seen.add(e.name())) {
+                throw new dev.safetensors.InvalidHeaderException(ErrorCode.DUPLICATE_KEY, folder,
+                        "two tensors have this name", e.name(), -1);
+            }
+        }
+        List<List<WriterEntry>> plan = ShardPlan.split(entries, maxShardBytes);
+        List<String> names = fileNames();
+        List<SafetensorsWriter.Encoded> encoded = new ArrayList<>();
+        Map<String, String> weightMap = new LinkedHashMap<>();
+        Map<String, dev.safetensors.SafetensorsHeader> headers = new LinkedHashMap<>();
+        long total = 0;
+        for (int i = 0; i < plan.size(); i++) {
+            SafetensorsWriter shard = SafetensorsWriter.create(limits).alignment(alignment).metadata(metadata);
+            shard.addAll(plan.get(i));
+            SafetensorsWriter.Encoded e = shard.encode(where.apply(names.get(i)));
+            encoded.add(e);
+            headers.put(names.get(i), e.header());
+            for (WriterEntry t : plan.get(i)) {
+                weightMap.put(t.name(), names.get(i));
+                total += t.byteLength();
+            }
+        }
+        byte[] index = null;
+        if (plan.size() > 1) {
+            index = ShardIndex.encode(total, weightMap);
+            ShardIndex.parse(where.apply(names.get(names.size() - 1)), index).verifyAgainst(headers);
+        }
+        return new Encoding(names, encoded, index);
     }
 
     /** Writes one file into a temporary file beside its target, and closes it. */

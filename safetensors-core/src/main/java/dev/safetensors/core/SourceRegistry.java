@@ -45,13 +45,15 @@ public final class SourceRegistry implements AutoCloseable {
     private final List<RandomAccessSourceProvider> providers;
     private final List<RandomAccessSourceProvider> owned;
     private final List<ObjectWriterProvider> writers;
+    private final List<ObjectWriterProvider> ownedWriters;
     private volatile boolean closed;
 
     private SourceRegistry(List<RandomAccessSourceProvider> providers, List<RandomAccessSourceProvider> owned,
-                           List<ObjectWriterProvider> writers) {
+                           List<ObjectWriterProvider> writers, List<ObjectWriterProvider> ownedWriters) {
         this.providers = List.copyOf(providers);
         this.owned = List.copyOf(owned);
         this.writers = List.copyOf(writers);
+        this.ownedWriters = List.copyOf(ownedWriters);
     }
 
     /**
@@ -59,7 +61,7 @@ public final class SourceRegistry implements AutoCloseable {
      * @return a registry owning them
      */
     static SourceRegistry owning(List<RandomAccessSourceProvider> created) {
-        return new SourceRegistry(created, created, List.of());
+        return new SourceRegistry(created, created, List.of(), List.of());
     }
 
     /** @return a builder with no providers (local files are always served) */
@@ -163,9 +165,10 @@ public final class SourceRegistry implements AutoCloseable {
     }
 
     /**
-     * The writer of a location: local files for a local path (or {@code file:} URI), else the first installed
-     * {@link ObjectWriterProvider} that {@linkplain ObjectWriterProvider#supports supports} it. Writers are found
-     * with {@link ServiceLoader} when the registry was built with {@link Builder#installedProviders()}.
+     * The writer of a location: local files for a local path (or {@code file:} URI), else the first
+     * {@link ObjectWriterProvider} that {@linkplain ObjectWriterProvider#supports supports} it: the application's
+     * ({@link Builder#writer}) in the order given, then those {@link ServiceLoader} finds when the registry was built
+     * with {@link Builder#installedProviders()}.
      *
      * @param location where an object is to be written
      * @return its writer
@@ -219,7 +222,8 @@ public final class SourceRegistry implements AutoCloseable {
 
     /**
      * Closes every provider this registry created (those that are {@link AutoCloseable}; the installed writers
-     * too), all of them even when one fails. Providers passed to {@link Builder#provider} stay open. Idempotent.
+     * too), all of them even when one fails. Providers passed to {@link Builder#provider} and writers passed to
+     * {@link Builder#writer} stay open. Idempotent.
      *
      * @throws IOException the first failure, with the others suppressed; one that is not an {@link IOException} is
      *                     wrapped in a {@link StorageException} with {@link ErrorCode#IO_ERROR}
@@ -232,7 +236,7 @@ public final class SourceRegistry implements AutoCloseable {
         closed = true;
         IOException failure = null;
         List<Object> created = new ArrayList<>(owned);
-        created.addAll(writers);
+        created.addAll(ownedWriters);
         for (Object p : created) {
             if (p instanceof AutoCloseable closeable) {
                 try {
@@ -267,6 +271,7 @@ public final class SourceRegistry implements AutoCloseable {
     /** Collects the providers of a {@link SourceRegistry}. Not thread-safe; build once. */
     public static final class Builder {
         private final List<RandomAccessSourceProvider> given = new ArrayList<>();
+        private final List<ObjectWriterProvider> givenWriters = new ArrayList<>();
         private boolean installed;
 
         private Builder() {
@@ -288,6 +293,22 @@ public final class SourceRegistry implements AutoCloseable {
         }
 
         /**
+         * Adds a writer the application constructed (for example an S3 writer over its own {@code S3Client});
+         * asked before every writer added after it and before the installed ones, and used instead of an installed
+         * writer of the same class. The registry never closes it.
+         *
+         * @param writer a writer
+         * @return this builder
+         */
+        public Builder writer(ObjectWriterProvider writer) {
+            if (writer == null) {
+                throw new NullPointerException("writer");
+            }
+            givenWriters.add(writer);
+            return this;
+        }
+
+        /**
          * Also uses every provider {@link ServiceLoader} finds (on the module path through {@code provides}, on
          * the class path through {@code META-INF/services}), after the application's own, except those whose class
          * the application already supplied. The registry creates them and closes them.
@@ -303,11 +324,14 @@ public final class SourceRegistry implements AutoCloseable {
         public SourceRegistry build() {
             List<RandomAccessSourceProvider> all = new ArrayList<>(given);
             List<RandomAccessSourceProvider> owned = new ArrayList<>();
-            List<ObjectWriterProvider> writers = new ArrayList<>();
+            List<ObjectWriterProvider> ownedWriters = new ArrayList<>();
             if (installed) {
+                Set<String> suppliedWriters = givenWriters.stream().map(w -> w.getClass().getName())
+                        .collect(Collectors.toSet());
                 ServiceLoader.load(ObjectWriterProvider.class).stream()
-                        .filter(found -> found.type() != FileObjectWriter.class)
-                        .forEach(found -> writers.add(found.get()));
+                        .filter(found -> found.type() != FileObjectWriter.class
+                                && !suppliedWriters.contains(found.type().getName()))
+                        .forEach(found -> ownedWriters.add(found.get()));
                 Set<String> supplied = given.stream().map(p -> p.getClass().getName()).collect(Collectors.toSet());
                 ServiceLoader.load(RandomAccessSourceProvider.class).stream()
                         .filter(found -> !supplied.contains(found.type().getName()))
@@ -318,7 +342,9 @@ public final class SourceRegistry implements AutoCloseable {
                 owned.add(new FileSourceProvider());
             }
             all.addAll(owned);
-            return new SourceRegistry(all, owned, writers);
+            List<ObjectWriterProvider> writers = new ArrayList<>(givenWriters);
+            writers.addAll(ownedWriters);
+            return new SourceRegistry(all, owned, writers, ownedWriters);
         }
     }
 }

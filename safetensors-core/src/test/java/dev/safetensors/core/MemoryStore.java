@@ -25,14 +25,19 @@ import java.util.concurrent.atomic.AtomicInteger;
  * A remote store in memory for {@code mem://} URIs: every read is one counted request, reads at offset 0 (header and
  * index reads) are counted per object, every open is counted, and a {@code mem://NAME/} location with listed
  * checkpoints is a repository, and a {@code mem://NAME/PREFIX/} location lists the objects directly under it, or
- * every object under it when the listing is recursive (one counted request). Thread-safe.
+ * every object under it when the listing is recursive (one counted request). It also writes, as an object store
+ * does: an upload becomes visible whole at its commit, conditionally unless overwriting; uploads are counted and
+ * their order kept. Thread-safe.
  */
-final class MemoryStore implements RandomAccessSourceProvider {
+final class MemoryStore implements RandomAccessSourceProvider, dev.safetensors.spi.ObjectWriterProvider {
     private final Map<String, byte[]> objects = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> firstReads = new ConcurrentHashMap<>();
     private final AtomicInteger opens = new AtomicInteger();
     private final RequestCounter requests = new RequestCounter();
     private final Map<String, List<RepositoryCheckpoint>> repositories = new ConcurrentHashMap<>();
+
+    /** The committed uploads and deletes, in order: "put URI" or "delete URI". */
+    private final List<String> mutations = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     MemoryStore put(String uri, byte[] bytes) {
         objects.put(uri, bytes);
@@ -42,6 +47,86 @@ final class MemoryStore implements RandomAccessSourceProvider {
     MemoryStore repository(String uri, List<RepositoryCheckpoint> checkpoints) {
         repositories.put(uri, checkpoints);
         return this;
+    }
+
+    byte[] bytes(String uri) {
+        return objects.get(uri);
+    }
+
+    /** @return the names of the objects below a prefix, sorted */
+    java.util.SortedSet<String> names(String prefix) {
+        java.util.SortedSet<String> names = new java.util.TreeSet<>();
+        objects.keySet().stream().filter(k -> k.startsWith(prefix)).forEach(k -> names.add(k.substring(prefix.length())));
+        return names;
+    }
+
+    List<String> mutations() {
+        return List.copyOf(mutations);
+    }
+
+    @Override
+    public dev.safetensors.spi.ObjectUpload create(Location object, dev.safetensors.spi.UploadOptions options)
+            throws IOException {
+        String key = object.text();
+        if (!options.overwrite() && objects.containsKey(key)) {
+            throw new dev.safetensors.StorageException(dev.safetensors.ErrorCode.ALREADY_EXISTS, key, "exists");
+        }
+        java.io.ByteArrayOutputStream buffer = new java.io.ByteArrayOutputStream();
+        return new dev.safetensors.spi.ObjectUpload() {
+            private boolean open = true;
+
+            @Override
+            public int write(ByteBuffer src) throws IOException {
+                if (!open) {
+                    throw new java.nio.channels.ClosedChannelException();
+                }
+                int n = src.remaining();
+                byte[] b = new byte[n];
+                src.get(b);
+                buffer.write(b);
+                return n;
+            }
+
+            @Override
+            public long written() {
+                return buffer.size();
+            }
+
+            @Override
+            public dev.safetensors.spi.WrittenObject commit() throws IOException {
+                open = false;
+                byte[] bytes = buffer.toByteArray();
+                if (!options.overwrite() && objects.putIfAbsent(key, bytes) != null) {
+                    throw new dev.safetensors.StorageException(dev.safetensors.ErrorCode.ALREADY_EXISTS, key,
+                            "appeared");
+                }
+                objects.put(key, bytes);
+                mutations.add("put " + key);
+                return new dev.safetensors.spi.WrittenObject(object, bytes.length, Optional.empty());
+            }
+
+            @Override
+            public void abort() {
+                open = false;
+            }
+
+            @Override
+            public boolean isOpen() {
+                return open;
+            }
+
+            @Override
+            public void close() {
+                open = false;
+            }
+        };
+    }
+
+    @Override
+    public void delete(Location object) {
+        if (objects.remove(object.text()) != null) {
+            mutations.add("delete " + object.text());
+        }
     }
 
     int opens() {

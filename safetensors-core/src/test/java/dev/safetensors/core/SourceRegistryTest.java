@@ -177,4 +177,38 @@ class SourceRegistryTest {
                 () -> registry.writer(Location.parse(dir.resolve("x.bin").toString())));
         assertEquals(ErrorCode.IO_ERROR, closed.code());
     }
+
+    @Test
+    void anApplicationsWriterIsAskedFirstAndNeverClosedByTheRegistry() throws IOException {
+        boolean[] closed = {false};
+        MemoryStore store = new MemoryStore();
+        class OwnWriter implements dev.safetensors.spi.ObjectWriterProvider, AutoCloseable {
+            @Override
+            public boolean supports(Location location) {
+                return store.supports(location);
+            }
+
+            @Override
+            public dev.safetensors.spi.ObjectUpload create(Location object, dev.safetensors.spi.UploadOptions options)
+                    throws IOException {
+                return store.create(object, options);
+            }
+
+            @Override
+            public void delete(Location object) {
+                store.delete(object);
+            }
+
+            @Override
+            public void close() {
+                closed[0] = true;
+            }
+        }
+        OwnWriter own = new OwnWriter();
+        SourceRegistry registry = SourceRegistry.builder().writer(own).installedProviders().build();
+        assertSame(own, registry.writer(Location.parse("mem://bucket/x.bin")));
+        registry.close();
+        assertFalse(closed[0], "the application's writer stays open");
+        assertThrows(NullPointerException.class, () -> SourceRegistry.builder().writer(null));
+    }
 }
