@@ -18,4 +18,5 @@ module dev.safetensors.cli {
     requires tools.jackson.core;
 
     uses dev.safetensors.RandomAccessSourceProvider;
+    uses dev.safetensors.spi.ObjectWriterProvider;
 }

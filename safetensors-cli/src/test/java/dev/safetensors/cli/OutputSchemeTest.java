@@ -19,13 +19,14 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * An output location with a scheme is refused before anything is read or created, by {@code reshard} and
- * {@code download} alike: it never becomes a local folder named {@code s3:} in the current folder.
+ * An output location with a scheme never becomes a local folder named {@code s3:} in the current folder:
+ * {@code reshard} writes to a store whose backend writes it and refuses any other scheme, or a malformed prefix,
+ * before anything is read; {@code download}, which writes local folders only, refuses every scheme.
  */
 class OutputSchemeTest {
     /** What a location such as {@code s3://bkt/out/} would become, taken for a path relative to the current folder. */
     private static final List<Path> TAKEN_FOR_PATHS = List.of(Path.of("s3:"), Path.of("gs:"), Path.of("hf:"),
-            Path.of("https:"));
+            Path.of("https:"), Path.of("ftp:"));
 
     @TempDir
     Path dir;
@@ -50,16 +51,20 @@ class OutputSchemeTest {
     }
 
     @Test
-    void reshardRefusesAnOutputWithASchemeBeforeReadingTheSource() {
+    void reshardRefusesAnOutputNoBackendWritesBeforeReadingTheSource() {
         Path source = Fixtures.write(dir, "a.safetensors", Fixtures.small().build());
-        for (String out : List.of("s3://bkt/out/", "gs://bkt/out", "hf://acme/tiny", "https://host/out/")) {
+        for (String out : List.of("hf://acme/tiny", "https://host/out/", "ftp://host/out/")) {
             Cli.Run run = InProcess.run("reshard", source.toString(), "--out", out).exits(3);
-            assertTrue(run.stderr().contains("writes go to local folders only, for now"), run.describe());
+            assertTrue(run.stderr().contains("no storage backend writes '"), run.describe());
             assertTrue(run.stderr().contains("[UNSUPPORTED_SCHEME]"), run.describe());
+        }
+        for (String out : List.of("s3://bkt/out/?versionId=1", "s3:///out/", "s3://bkt out/")) {
+            Cli.Run run = InProcess.run("reshard", source.toString(), "--out", out).exits(3);
+            assertTrue(run.stderr().contains("[INVALID_SOURCE]"), run.describe());
         }
         // a source that does not exist: refused for its output first, so nothing was read
         Cli.Run missing = InProcess.run("reshard", "--json", dir.resolve("missing.safetensors").toString(), "--out",
-                "s3://bkt/out/").exits(3);
+                "hf://acme/tiny").exits(3);
         List<JsonNode> json = missing.jsonLines();
         assertEquals(1, json.size(), missing.describe());
         assertEquals("UNSUPPORTED_SCHEME", json.get(0).get("code").asString(), missing.describe());

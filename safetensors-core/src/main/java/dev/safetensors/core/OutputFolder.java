@@ -22,6 +22,42 @@ public final class OutputFolder {
     }
 
     /**
+     * The store prefix an output location names, when it names one: a URI with a scheme other than {@code file:}
+     * ({@code s3://bkt/out/}, {@code gs://}, {@code az://}), for a writer that publishes to stores
+     * ({@link ShardedWriter#writeTo(Location, SourceRegistry, dev.safetensors.spi.UploadOptions)}); whether a
+     * backend writes that scheme is the registry's to say.
+     *
+     * @param location the output location as written
+     * @return the prefix, always ending in {@code /}; empty for a local path or a {@code file:} URI
+     * @throws InvalidLocationException {@link ErrorCode#INVALID_SOURCE} for a text written as a URI that does not
+     *                                  parse, a URI that names no bucket or container, or one with a query or
+     *                                  fragment
+     */
+    public static java.util.Optional<Location> store(String location) throws InvalidLocationException {
+        Location parsed = Location.parse(location);
+        if (parsed.uri().isEmpty()) {
+            if (parsed.looksLikeUri()) {
+                String scheme = location.substring(0, location.indexOf(':')).toLowerCase(java.util.Locale.ROOT);
+                throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "output " + scheme + "://... is not a"
+                        + " valid URI (percent-encode spaces), nor taken for a path");
+            }
+            return java.util.Optional.empty();
+        }
+        if (parsed.scheme().equals("file")) {
+            return java.util.Optional.empty();
+        }
+        if (parsed.uri().get().getRawAuthority() == null) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "output " + parsed.display()
+                    + " names no bucket or container");
+        }
+        if (parsed.uri().get().getRawQuery() != null || parsed.uri().get().getRawFragment() != null) {
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, "output " + parsed.display()
+                    + " has a query or fragment: an output prefix takes neither");
+        }
+        return java.util.Optional.of(parsed.isFolder() ? parsed : Location.parse(parsed.text() + "/"));
+    }
+
+    /**
      * The local folder an output location names, checked before anything is read or created. A location with a
      * scheme ({@code s3://}, {@code gs://}, {@code az://}, {@code hf://}, {@code https://}, any {@code scheme://},
      * whether or not it parses as a URI) is never taken for a local path, so no folder named {@code s3:} is ever

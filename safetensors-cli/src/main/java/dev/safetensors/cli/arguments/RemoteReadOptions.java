@@ -1,20 +1,26 @@
 package dev.safetensors.cli.arguments;
 
 import dev.safetensors.core.ReadOptions;
+import dev.safetensors.spi.UploadOptions;
 import dev.safetensors.cli.output.Sanitized;
 
-/** {@code --parallel} and {@code --part-size}: how {@code dump} and {@code reshard} fetch a remote tensor's bytes. */
+/**
+ * {@code --parallel} and {@code --part-size}: how {@code dump} and {@code reshard} fetch a remote tensor's bytes, and
+ * how {@code reshard} uploads to a store (the same two numbers: parts in flight, and bytes per part).
+ */
 public final class RemoteReadOptions {
     int parallel = ReadOptions.DEFAULT_PARALLELISM;
     int partSize = ReadOptions.DEFAULT_PART_SIZE_BYTES;
 
     /** @param spec the command that fetches remote tensors */
     public void declare(CommandSpec spec) {
-        spec.option(OptionSpec.value("--parallel", "N", "Parts of a remote tensor fetched at once, 1 to "
+        spec.option(OptionSpec.value("--parallel", "N", "Parts of a remote tensor fetched (or of an object uploaded)"
+                        + " at once, 1 to "
                         + ReadOptions.MAX_PARALLELISM + "; 1 reads it as one stream (default "
                         + ReadOptions.DEFAULT_PARALLELISM + ").", v -> parallel = OptionValue.integer(v)))
                 .option(OptionSpec.value("--part-size", "SIZE", "Bytes per part of a remote tensor, in bytes or with"
-                        + " a unit (8MiB), a multiple of 8 from " + ReadOptions.MIN_PART_SIZE_BYTES + " (default "
+                        + " a unit (8MiB), a multiple of 8 from " + ReadOptions.MIN_PART_SIZE_BYTES + "; an upload's"
+                        + " parts from 5MiB (default "
                         + ReadOptions.DEFAULT_PART_SIZE_BYTES + ", 8MiB).", v -> partSize = partSize(v)));
     }
 
@@ -45,5 +51,22 @@ public final class RemoteReadOptions {
             throw new UsageException("--part-size: " + e.getMessage());
         }
         return builder.build();
+    }
+
+    /**
+     * @return the upload options these flags give: parts of {@code --part-size}, {@code --parallel} at once
+     * @throws UsageException naming the flag whose value an upload cannot take (a part below 5 MiB, the smallest
+     *                        part S3 accepts)
+     */
+    public UploadOptions uploadOptions() {
+        if (partSize < UploadOptions.MIN_PART_SIZE || partSize > UploadOptions.MAX_PART_SIZE) {
+            throw new UsageException("--part-size: an upload's parts are from " + UploadOptions.MIN_PART_SIZE
+                    + " (5MiB) to " + UploadOptions.MAX_PART_SIZE + " (512MiB) bytes, was " + partSize);
+        }
+        try {
+            return UploadOptions.DEFAULT.withParts(partSize, parallel);
+        } catch (IllegalArgumentException e) {
+            throw new UsageException("--parallel: " + e.getMessage());
+        }
     }
 }

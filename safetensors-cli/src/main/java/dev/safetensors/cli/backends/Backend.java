@@ -2,6 +2,7 @@ package dev.safetensors.cli.backends;
 
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.spi.ObjectWriterProvider;
 import dev.safetensors.StorageException;
 
 import java.io.IOException;
@@ -115,14 +116,27 @@ final class Backend {
     }
 
     /**
-     * Builds the backend's layer and instantiates the providers its modules declare.
+     * What a loaded backend provides: its readers, and its writers (none for a read-only backend).
      *
-     * @return the providers defined in the new layer (not those of the boot layer, which a layer's
+     * @param providers the read providers, at least one
+     * @param writers   the writers
+     */
+    record Loaded(List<RandomAccessSourceProvider> providers, List<ObjectWriterProvider> writers) {
+        Loaded {
+            providers = List.copyOf(providers);
+            writers = List.copyOf(writers);
+        }
+    }
+
+    /**
+     * Builds the backend's layer and instantiates the providers and writers its modules declare.
+     *
+     * @return the providers and writers defined in the new layer (not those of the boot layer, which a layer's
      *         {@link ServiceLoader} also sees)
      * @throws IOException a {@link StorageException} with {@link ErrorCode#UNSUPPORTED_SCHEME} if the layer cannot be
      *                     resolved or defined, or declares no provider
      */
-    List<RandomAccessSourceProvider> load() throws IOException {
+    Loaded load() throws IOException {
         ModuleLayer layer;
         try {
             ModuleFinder finder = ModuleFinder.of(folder);
@@ -136,21 +150,26 @@ final class Backend {
             // FindException, ResolutionException, LayerInstantiationException: a broken or mixed installation
             throw failure("cannot be loaded: " + e.getMessage(), e);
         }
-        List<RandomAccessSourceProvider> providers = new ArrayList<>();
+        List<RandomAccessSourceProvider> providers = definedIn(layer, RandomAccessSourceProvider.class);
+        if (providers.isEmpty()) {
+            throw failure("provides no dev.safetensors.RandomAccessSourceProvider", null);
+        }
+        return new Loaded(providers, definedIn(layer, ObjectWriterProvider.class));
+    }
+
+    /** The services of a type that the layer's own modules provide, instantiated. */
+    private <T> List<T> definedIn(ModuleLayer layer, Class<T> service) throws StorageException {
+        List<T> found = new ArrayList<>();
         try {
-            for (ServiceLoader.Provider<RandomAccessSourceProvider> p
-                    : ServiceLoader.load(layer, RandomAccessSourceProvider.class).stream().toList()) {
+            for (ServiceLoader.Provider<T> p : ServiceLoader.load(layer, service).stream().toList()) {
                 if (p.type().getModule().getLayer() == layer) {
-                    providers.add(p.get());
+                    found.add(p.get());
                 }
             }
         } catch (java.util.ServiceConfigurationError e) {
             throw failure("has a provider that cannot be created: " + e.getMessage(), e);
         }
-        if (providers.isEmpty()) {
-            throw failure("provides no dev.safetensors.RandomAccessSourceProvider", null);
-        }
-        return providers;
+        return found;
     }
 
     private StorageException failure(String detail, Throwable cause) {

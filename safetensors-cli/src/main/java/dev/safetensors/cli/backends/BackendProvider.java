@@ -10,6 +10,7 @@ import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.RepositoryListing;
 import dev.safetensors.SourceIdentity;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.ObjectWriterProvider;
 
 import java.io.IOException;
 import java.util.List;
@@ -28,7 +29,7 @@ import java.util.Optional;
 final class BackendProvider implements RandomAccessSourceProvider {
     private final Backend backend;
     private final S3Settings settings;
-    private List<RandomAccessSourceProvider> loaded;
+    private Backend.Loaded loaded;
     private StorageException failure;
 
     /**
@@ -47,9 +48,38 @@ final class BackendProvider implements RandomAccessSourceProvider {
 
     @Override
     public boolean supports(Location location) {
-        List<RandomAccessSourceProvider> providers = loadedProviders();
-        return providers == null ? backend.declares(location.scheme())
-                : providers.stream().anyMatch(p -> p.supports(location));
+        Backend.Loaded l = loadedBackend();
+        return l == null ? backend.declares(location.scheme())
+                : l.providers().stream().anyMatch(p -> p.supports(location));
+    }
+
+    /**
+     * @param location a location
+     * @return whether the backend may write it: before loading, whether it declares the scheme; after, whether one
+     *         of its writers supports it
+     */
+    boolean writes(Location location) {
+        Backend.Loaded l = loadedBackend();
+        return l == null ? backend.declares(location.scheme())
+                : l.writers().stream().anyMatch(w -> w.supports(location));
+    }
+
+    /**
+     * Loads the backend if need be and returns its writer of a location.
+     *
+     * @param location where an object is to be written
+     * @return the writer
+     * @throws IOException if the backend cannot be loaded, or has no writer for the location
+     *                     ({@link ErrorCode#UNSUPPORTED_SCHEME})
+     */
+    ObjectWriterProvider writer(Location location) throws IOException {
+        for (ObjectWriterProvider w : load(location).writers()) {
+            if (w.supports(location)) {
+                return w;
+            }
+        }
+        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "the " + backend.name() + " backend does not"
+                + " write '" + location.scheme() + ":' objects");
     }
 
     @Override
@@ -80,11 +110,21 @@ final class BackendProvider implements RandomAccessSourceProvider {
         return provider(prefix).list(prefix, options);
     }
 
-    private synchronized List<RandomAccessSourceProvider> loadedProviders() {
+    private synchronized Backend.Loaded loadedBackend() {
         return loaded;
     }
 
-    private synchronized RandomAccessSourceProvider provider(Location location) throws IOException {
+    private RandomAccessSourceProvider provider(Location location) throws IOException {
+        for (RandomAccessSourceProvider p : load(location).providers()) {
+            if (p.supports(location)) {
+                return p;
+            }
+        }
+        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "the " + backend.name() + " backend does not"
+                + " serve this '" + location.scheme() + ":' location");
+    }
+
+    private synchronized Backend.Loaded load(Location location) throws IOException {
         if (loaded == null) {
             if (failure == null) {
                 try {
@@ -100,12 +140,6 @@ final class BackendProvider implements RandomAccessSourceProvider {
                 throw new StorageException(failure.code(), location.scheme() + ":", failure.detail(), failure);
             }
         }
-        for (RandomAccessSourceProvider p : loaded) {
-            if (p.supports(location)) {
-                return p;
-            }
-        }
-        throw new InvalidLocationException(ErrorCode.UNSUPPORTED_SCHEME, "the " + backend.name() + " backend does not"
-                + " serve this '" + location.scheme() + ":' location");
+        return loaded;
     }
 }

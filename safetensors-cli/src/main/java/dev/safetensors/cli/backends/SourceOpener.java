@@ -18,8 +18,9 @@ import java.util.ServiceLoader;
 import java.util.TreeSet;
 
 /**
- * Opens the sources of one command run through one {@link SourceRegistry}: a {@link BackendProvider} for each backend
- * folder the launcher names ({@value #BACKENDS_PROPERTY}), loaded on the first location that needs it, then the
+ * Opens the sources of one command run through one {@link SourceRegistry}: a {@link BackendProvider} (and its
+ * {@link BackendWriter}) for each backend folder the launcher names ({@value #BACKENDS_PROPERTY}), loaded on the
+ * first location that needs it, then the
  * providers {@link ServiceLoader} finds where the command runs (the boot layer's, or, for a command embedded in an
  * application or run in-process by the tests, the class path's: every backend there, as before). Providers are
  * constructed with the command line's S3 options ({@link S3Settings}). The registry is built once, on the first
@@ -69,7 +70,8 @@ public final class SourceOpener {
                 builder.provider(first);
             }
             for (Backend backend : backends()) {
-                builder.provider(new BackendProvider(backend, s3));
+                BackendProvider provider = new BackendProvider(backend, s3);
+                builder.provider(provider).writer(new BackendWriter(provider));
             }
             registry = s3.construct(() -> builder.installedProviders().build());
         }

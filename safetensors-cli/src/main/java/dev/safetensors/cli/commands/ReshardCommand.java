@@ -17,6 +17,7 @@ import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
 import dev.safetensors.core.ShardedWriter;
 import dev.safetensors.core.TensorSource;
+import dev.safetensors.spi.UploadOptions;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -43,7 +44,10 @@ import dev.safetensors.cli.output.Sanitized;
 import dev.safetensors.cli.results.Failure;
 import dev.safetensors.cli.results.Status;
 
-/** {@code safetensors reshard}: split, merge or re-lay out a checkpoint into local shards, verified tensor by tensor. */
+/**
+ * {@code safetensors reshard}: split, merge or re-lay out a checkpoint into local shards, verified tensor by tensor, or
+ * into a store prefix, verified by the store's checksums.
+ */
 public final class ReshardCommand extends Subcommand {
 
     final CommonOptions common = new CommonOptions();
@@ -53,6 +57,9 @@ public final class ReshardCommand extends Subcommand {
     String source;
 
     Path outDir;
+
+    /** The store prefix of {@code --out}, when it names one instead of a local folder. */
+    Location outStore;
 
     String outText;
 
@@ -90,7 +97,9 @@ public final class ReshardCommand extends Subcommand {
         remote.declare(spec);
         spec.positional(new PositionalSpec("SOURCE", 1, 1, "The checkpoint to read.",
                 v -> source = v));
-        spec.option(OptionSpec.value("--out", "DIR", "Local directory to write into (created if missing).",
+        spec.option(OptionSpec.value("--out", "DIR", "Local directory to write into (created if missing), or a store"
+                + " prefix (s3://bkt/out/, gs://, az://, abfss://): shards are uploaded first, each verified by the"
+                + " store's checksum, and the index last, in --part-size parts, --parallel at once.",
                 v -> {
                     outText = v;
                     outDir = OptionValue.path(v);
@@ -144,21 +153,30 @@ public final class ReshardCommand extends Subcommand {
         ReshardReport report = new ReshardReport(out, common.json);
         String shown = Location.parse(source).display();
         ReshardInput input;
+        UploadOptions uploads = null;
         try {
-            outDir = OutputFolder.local(outText);
+            outStore = OutputFolder.store(outText).orElse(null);
+            if (outStore == null) {
+                outDir = OutputFolder.local(outText);
+            } else {
+                uploads = remote.uploadOptions();
+                // a store no backend writes is refused before the source is read
+                opener.registry().writer(outStore);
+            }
             input = ReshardInput.open(source, opener, limits, readOptions);
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             return failed(output, report, shown, failure(e, shown));
         }
         try (input) {
-            return reshard(input, writer.metadata(input.metadata()).metadata(extra), cast, output, report, limits);
+            return reshard(input, writer.metadata(input.metadata()).metadata(extra), cast, output, report, limits,
+                    opener, uploads);
         } catch (IOException | RuntimeException | OutOfMemoryError e) {
             return failed(output, report, shown, failure(e, shown));
         }
     }
 
     private int reshard(ReshardInput input, ShardedWriter writer, DType cast, Output output, ReshardReport report,
-                        Limits limits) throws IOException {
+                        Limits limits, SourceOpener opener, UploadOptions uploads) throws IOException {
         Map<String, String> read = new ConcurrentHashMap<>();
         long total = 0;
         for (ReshardInput.Tensor t : input.tensors()) {
@@ -169,17 +187,11 @@ public final class ReshardCommand extends Subcommand {
         Map<Path, List<ReshardReport.Landed>> landed = new LinkedHashMap<>();
         int[] mismatches = {0};
         List<Path> written;
+        if (outStore != null) {
+            return reshardToStore(input, writer, cast, output, report, limits, opener, uploads, total);
+        }
         try (ProgressBar bar = output.startProgress(total, ProgressBar.Unit.BYTES).passes("written", "verified")) {
-            for (ReshardInput.Tensor t : input.tensors()) {
-                TensorInfo info = t.info();
-                boolean converted = cast != null && CastChannel.converts(info.dtype(), cast);
-                DType type = converted ? cast : info.dtype();
-                long length = converted ? CastChannel.convertedLength(info.dtype(), cast, info.byteLength())
-                        : info.byteLength();
-                writer.tensor(info.name(), type, info.shape(), TensorSource.of(length, () ->
-                        Sha256Channel.reading(converted ? CastChannel.of(info.dtype(), cast, t.open()) : t.open(),
-                                length, bar::advance, d -> read.put(info.name(), d))));
-            }
+            addTensors(input, writer, cast, bar, read);
             int shards = (int) writer.fileNames().stream().filter(n -> !n.endsWith(Location.INDEX_SUFFIX)).count();
             writer.check((target, staged) -> {
                 List<ReshardReport.Landed> l = verify(staged, limits, read, bar);
@@ -194,7 +206,7 @@ public final class ReshardCommand extends Subcommand {
             } catch (IOException e) {
                 if (mismatches[0] > 0) {
                     bar.close();
-                    landed.forEach((file, l) -> report.shard(file, -1, l, false));
+                    landed.forEach((file, l) -> report.shard(file.toString(), -1, l, false));
                     report.summary(input.name(), 0, input.tensors().size(), total, mismatches[0], input.requests());
                     return Status.INVALID.exitCode();
                 }
@@ -204,13 +216,60 @@ public final class ReshardCommand extends Subcommand {
         // the bar is closed: nothing redraws after the summary
         for (Path file : written) {
             if (file.getFileName().toString().endsWith(Location.INDEX_SUFFIX)) {
-                report.index(file, sizeOf(file));
+                report.index(file.toString(), sizeOf(file));
             } else {
-                report.shard(file, sizeOf(file), landed.getOrDefault(file, List.of()), true);
+                report.shard(file.toString(), sizeOf(file), landed.getOrDefault(file, List.of()), true);
             }
         }
         report.summary(input.name(), written.size(), input.tensors().size(), total, 0, input.requests());
         return 0;
+    }
+
+    /**
+     * Uploads the new layout to a store prefix: shards first, index last (see {@link ShardedWriter}). Each shard is
+     * verified by the store's checksum of what it holds, not by a read back, which would download the checkpoint
+     * again; its header is read back (one request) to report its tensors beside the digests read at the source.
+     */
+    private int reshardToStore(ReshardInput input, ShardedWriter writer, DType cast, Output output,
+                               ReshardReport report, Limits limits, SourceOpener opener, UploadOptions uploads,
+                               long total) throws IOException {
+        Map<String, String> read = new ConcurrentHashMap<>();
+        List<Location> written;
+        try (ProgressBar bar = output.startProgress(total, ProgressBar.Unit.BYTES)) {
+            addTensors(input, writer, cast, bar, read);
+            written = writer.writeTo(outStore, opener.registry(), uploads);
+        }
+        for (Location object : written) {
+            try (dev.safetensors.RandomAccessSource stored = opener.open(object)) {
+                if (object.isIndex()) {
+                    report.index(object.display(), stored.size());
+                    continue;
+                }
+                List<ReshardReport.Landed> landed = new ArrayList<>();
+                for (TensorInfo t : dev.safetensors.core.Safetensors.readHeader(stored, limits).tensors()) {
+                    landed.add(new ReshardReport.Landed(t, read.get(t.name()), true));
+                }
+                landed.sort(java.util.Comparator.comparingLong(l -> l.info().begin()));
+                report.shard(object.display(), stored.size(), landed, true);
+            }
+        }
+        report.summary(input.name(), written.size(), input.tensors().size(), total, 0, input.requests());
+        return 0;
+    }
+
+    /** Adds the source's tensors to the writer, each digested as it is read and counted on the bar. */
+    private static void addTensors(ReshardInput input, ShardedWriter writer, DType cast, ProgressBar bar,
+                                   Map<String, String> read) {
+        for (ReshardInput.Tensor t : input.tensors()) {
+            TensorInfo info = t.info();
+            boolean converted = cast != null && CastChannel.converts(info.dtype(), cast);
+            DType type = converted ? cast : info.dtype();
+            long length = converted ? CastChannel.convertedLength(info.dtype(), cast, info.byteLength())
+                    : info.byteLength();
+            writer.tensor(info.name(), type, info.shape(), TensorSource.of(length, () ->
+                    Sha256Channel.reading(converted ? CastChannel.of(info.dtype(), cast, t.open()) : t.open(),
+                            length, bar::advance, d -> read.put(info.name(), d))));
+        }
     }
 
     /** Reads every tensor back from the file it landed in and compares its digest with the one read at the source. */

@@ -3,7 +3,6 @@ package dev.safetensors.cli.commands;
 import dev.safetensors.TensorInfo;
 
 import java.io.PrintStream;
-import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -46,16 +45,17 @@ final class ReshardReport {
     }
 
     /**
-     * @param file    a shard, and its tensors
+     * @param file    a shard (a path, or a store object's display form), and its tensors
      * @param size    its size in bytes, or -1 when it was not written
-     * @param tensors its tensors as read back
+     * @param tensors its tensors as read back (from a store: as its header says, each verified by the store's
+     *                checksum of the object)
      * @param written whether it was renamed into place ({@code false}: its read-back failed, nothing was replaced)
      */
-    void shard(Path file, long size, List<Landed> tensors, boolean written) {
+    void shard(String file, long size, List<Landed> tensors, boolean written) {
         if (json) {
             boolean verified = tensors.stream().allMatch(Landed::verified);
             line(g -> {
-                g.writeStringProperty("output", file.toString());
+                g.writeStringProperty("output", file);
                 g.writeStringProperty("kind", "output_shard");
                 // valid: in place, and every tensor read back as it was read from the source
                 g.writeStringProperty("status", (written && verified ? Status.VALID : Status.INVALID).json());
@@ -83,11 +83,11 @@ final class ReshardReport {
             return;
         }
         if (written) {
-            out.printf(Locale.ROOT, "wrote %s  %s, %s%n", Sanitized.line(file.toString(), 400),
+            out.printf(Locale.ROOT, "wrote %s  %s, %s%n", Sanitized.line(file, 400),
                     Readable.plural(tensors.size(), "tensor"), Readable.bytes(size));
         } else {
             out.printf(Locale.ROOT, "NOT written %s  %s (read back before the rename)%n",
-                    Sanitized.line(file.toString(), 400), Readable.plural(tensors.size(), "tensor"));
+                    Sanitized.line(file, 400), Readable.plural(tensors.size(), "tensor"));
         }
         for (Landed t : tensors) {
             out.printf(Locale.ROOT, "  sha256 %s %s  %s %s %s%n", t.sha256(), t.verified() ? "ok" : "MISMATCH",
@@ -95,17 +95,20 @@ final class ReshardReport {
         }
     }
 
-    /** @param file the index written */
-    void index(Path file, long size) {
+    /**
+     * @param file the index written (a path, or a store object's display form)
+     * @param size its size in bytes
+     */
+    void index(String file, long size) {
         if (json) {
             line(g -> {
-                g.writeStringProperty("output", file.toString());
+                g.writeStringProperty("output", file);
                 g.writeStringProperty("kind", "output_index");
                 g.writeStringProperty("status", Status.VALID.json());
                 g.writeNumberProperty("size", size);
             });
         } else {
-            out.printf(Locale.ROOT, "wrote %s  index of the shards%n", Sanitized.line(file.toString(), 400));
+            out.printf(Locale.ROOT, "wrote %s  index of the shards%n", Sanitized.line(file, 400));
         }
     }
 
