@@ -10,7 +10,13 @@ import dev.safetensors.SourceAccessDeniedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.SourceStatistics;
 import dev.safetensors.StorageException;
+import dev.safetensors.core.internal.read.FetchRanges;
+import dev.safetensors.core.internal.read.OrderedFetch;
+import dev.safetensors.core.internal.write.StoreCommit;
+import dev.safetensors.spi.ObjectWriterProvider;
 import dev.safetensors.spi.SourceNames;
+import dev.safetensors.spi.UploadOptions;
+import dev.safetensors.spi.WrittenObject;
 
 import java.io.IOException;
 import java.net.URI;
@@ -88,6 +94,85 @@ final class CheckpointDownload {
             done.add(d);
         }
         return new DownloadResult(done, found.cost());
+    }
+
+    /**
+     * Mirrors the files into a store prefix through {@link StoreCommit}: found and header-checked as for a download,
+     * then each streamed from a source pinned to the version validated, through its SHA-256, into an upload that
+     * commits only if the digest equals the one the source's store published (when it publishes one); every other
+     * file first, the indexes last. No file of the prefix outside the set is deleted.
+     */
+    MirrorResult mirror(Location source, Location prefix, UploadOptions uploads) throws IOException {
+        Found found = find(source);
+        List<Validated> checked = validate(found.files());
+        ObjectWriterProvider writer = client.registry().writer(prefix);
+        List<StoreCommit.Item> data = new ArrayList<>();
+        List<StoreCommit.Item> indexes = new ArrayList<>();
+        Map<String, Copied> copied = new LinkedHashMap<>();
+        for (int i = 0; i < found.files().size(); i++) {
+            Named file = found.files().get(i);
+            Validated validated = checked.get(i);
+            StoreCommit.Item item = new StoreCommit.Item(file.relative(), UploadOptions.UNKNOWN_SIZE,
+                    upload -> copied.put(file.relative(), copy(file, validated, upload)));
+            (file.location().isIndex() ? indexes : data).add(item);
+        }
+        StoreCommit.Published published = new StoreCommit(writer, client.registry()::list, prefix, uploads,
+                request.force(), name -> false, step -> { }).publish(data, indexes);
+        List<MirroredObject> objects = new ArrayList<>();
+        List<StoreCommit.Item> order = new ArrayList<>(data);
+        order.addAll(indexes);
+        for (int i = 0; i < order.size(); i++) {
+            Copied c = copied.get(order.get(i).name());
+            WrittenObject w = published.written().get(i);
+            if (w.size() != c.size()) {
+                throw new StorageException(ErrorCode.WRITE_FAILED, w.location().display(), "the store holds "
+                        + w.size() + " bytes of the " + c.size() + " copied");
+            }
+            objects.add(new MirroredObject(c.source(), w.location(), c.size(), c.sha256(), c.verified(),
+                    w.checksum(), c.cost()));
+        }
+        return new MirrorResult(objects, found.cost());
+    }
+
+    /** One file copied into its upload, before the commit. */
+    private record Copied(Location source, long size, String sha256, boolean verified, SourceStatistics cost) {
+    }
+
+    /**
+     * Streams one file into its upload in verified ranged parts, pinned to the version its header was validated at;
+     * a digest that differs from the published one fails before the upload commits, so the object never appears.
+     */
+    private Copied copy(Named file, Validated checked, java.nio.channels.WritableByteChannel upload)
+            throws IOException {
+        try (RandomAccessSource source = client.registry().open(file.location())) {
+            long size = source.size();
+            Optional<String> version = FileDownload.versionOf(source);
+            if (checked.version().isPresent() && !version.equals(checked.version())) {
+                throw new dev.safetensors.SourceChangedException(file.location().display(), "the object changed"
+                        + " since its header was validated (validated: " + SourceNames.clip(checked.version().get())
+                        + "; now: " + version.map(SourceNames::clip).orElse("no version") + ")");
+            }
+            request.listener().starting(file.location(), size);
+            java.security.MessageDigest sha = dev.safetensors.Sha256.newDigest();
+            ReadOptions options = client.readOptions();
+            OrderedFetch.run(source, 0, FetchRanges.span(size, options.partSizeBytes()), options.parallelism(),
+                    options.partSizeBytes(), (at, bytes) -> {
+                        int n = bytes.remaining();
+                        sha.update(bytes.duplicate());
+                        while (bytes.hasRemaining()) {
+                            upload.write(bytes);
+                        }
+                        request.listener().fetched(n);
+                    });
+            String digest = java.util.HexFormat.of().formatHex(sha.digest());
+            Optional<String> published = FileDownload.publishedSha256(source);
+            if (published.isPresent() && !published.get().equals(digest)) {
+                throw new dev.safetensors.SourceChangedException(file.location().display(), "the bytes read have"
+                        + " SHA-256 " + digest + " but the store published " + published.get() + "; not committed");
+            }
+            return new Copied(file.location(), size, digest, published.isPresent(),
+                    checked.cost().plus(source.statistics()));
+        }
     }
 
     /** The files of the download, each with its relative name; refused past {@link DownloadRequest#maxFiles()}. */

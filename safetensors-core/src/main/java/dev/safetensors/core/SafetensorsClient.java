@@ -8,6 +8,8 @@ import dev.safetensors.Location;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.SourceStatistics;
 
+import dev.safetensors.spi.UploadOptions;
+
 import java.io.IOException;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -353,6 +355,38 @@ public final class SafetensorsClient {
     public DownloadResult download(Location source, DownloadTarget target, DownloadRequest request)
             throws IOException {
         return new CheckpointDownload(this, request).run(source, target);
+    }
+
+    /**
+     * Mirrors the files a location names (chosen as {@link #download(Location, DownloadTarget, DownloadRequest)}
+     * chooses them, every {@code .safetensors} header validated before any payload byte is fetched) into a store
+     * prefix, through the registry's {@linkplain SourceRegistry#writer writer} of it: a Hub repository copied into a
+     * bucket. Each file streams from a source pinned to the version validated, in {@link ReadOptions} parts, into an
+     * upload of {@code uploads}' parts, and commits only once its SHA-256 equals the one the source's store published
+     * (when it publishes one) and the destination's checksum matched the bytes sent; every other file first, the
+     * indexes last, so the moment an index appears every file it names is whole. An existing object of the same
+     * name is refused unless {@link DownloadRequest#force()}, which replaces it (an old index under the prefix is
+     * then deleted before a file of its checkpoint is overwritten). Nothing under the prefix outside the mirrored
+     * set is deleted, and nothing but the mirrored files is written there. The listener is told of each file's start
+     * and bytes; the objects are in the result.
+     *
+     * @param source  a file, an index, a repository, a folder or a prefix
+     * @param prefix  the store prefix, ending in {@code /}, of a store the registry writes
+     * @param request the globs, force, bounds and listener
+     * @param uploads part size and parallelism of each upload
+     * @return the objects committed, and what finding the files cost
+     * @throws IOException as {@link #download(Location, DownloadTarget, DownloadRequest)}; {@code ALREADY_EXISTS}
+     *                     naming an object in the way unless forced (nothing written); {@code UNSUPPORTED_SCHEME} for
+     *                     a prefix no writer serves; files committed before a failure stay, and no index is written
+     *                     after one
+     */
+    public MirrorResult mirror(Location source, Location prefix, DownloadRequest request, UploadOptions uploads)
+            throws IOException {
+        Objects.requireNonNull(uploads, "uploads");
+        if (!prefix.isFolder()) {
+            throw new IllegalArgumentException("not a prefix (no trailing '/'): " + prefix.display());
+        }
+        return new CheckpointDownload(this, request).mirror(source, prefix, uploads);
     }
 
     // --- end of select and download ---

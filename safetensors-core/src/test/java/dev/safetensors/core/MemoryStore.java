@@ -39,6 +39,14 @@ final class MemoryStore implements RandomAccessSourceProvider, dev.safetensors.s
     /** The committed uploads and deletes, in order: "put URI" or "delete URI". */
     private final List<String> mutations = new java.util.concurrent.CopyOnWriteArrayList<>();
 
+    /** The SHA-256 the store publishes of an object (as the Hub's linked ETag), by URI. */
+    private final Map<String, String> published = new ConcurrentHashMap<>();
+
+    MemoryStore publish(String uri, String sha256) {
+        published.put(uri, sha256);
+        return this;
+    }
+
     MemoryStore put(String uri, byte[] bytes) {
         objects.put(uri, bytes);
         return this;
@@ -218,7 +226,7 @@ final class MemoryStore implements RandomAccessSourceProvider, dev.safetensors.s
 
             @Override
             public SourceIdentity identity() {
-                return new SourceIdentity("\"e\"", null, authority, "c0ffee", null);
+                return new SourceIdentity("\"e\"", null, authority, "c0ffee", published.get(key));
             }
 
             @Override
