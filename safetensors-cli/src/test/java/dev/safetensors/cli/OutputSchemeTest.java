@@ -21,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * An output location with a scheme never becomes a local folder named {@code s3:} in the current folder:
  * {@code reshard} writes to a store whose backend writes it and refuses any other scheme, or a malformed prefix,
- * before anything is read; {@code download}, which writes local folders only, refuses every scheme.
+ * before anything is read; so does {@code download}, which mirrors into stores.
  */
 class OutputSchemeTest {
     /** What a location such as {@code s3://bkt/out/} would become, taken for a path relative to the current folder. */
@@ -72,19 +72,23 @@ class OutputSchemeTest {
     }
 
     @Test
-    void downloadRefusesAnOutputWithASchemeBeforeFetchingAnything() throws Exception {
+    void downloadRefusesAnOutputNoBackendWritesBeforeFetchingAnything() throws Exception {
         Path served = dir.resolve("served");
         Fixtures.write(served, "acme/tiny/model.safetensors", Fixtures.small().build());
         try (FakeHub hub = new FakeHub()) {
             hub.repository("acme/tiny", served, List.of("model.safetensors"));
             Map<String, String> env = Map.of("HF_ENDPOINT", hub.endpoint().toString());
-            Cli.Run run = InProcess.run(env, "download", "hf://acme/tiny", "--out", "s3://bkt/mirror/").exits(3);
-            assertTrue(run.stderr().contains("[UNSUPPORTED_SCHEME]"), run.describe());
-            assertTrue(run.stderr().contains("writes go to local folders only, for now"), run.describe());
+            for (String out : List.of("https://host/mirror/", "hf://acme/copy")) {
+                Cli.Run run = InProcess.run(env, "download", "hf://acme/tiny", "--out", out).exits(3);
+                assertTrue(run.stderr().contains("[UNSUPPORTED_SCHEME]"), run.describe());
+                assertTrue(run.stderr().contains("no storage backend writes '"), run.describe());
+            }
+            Cli.Run query = InProcess.run(env, "download", "hf://acme/tiny", "--out", "s3://bkt/m/?x=1").exits(3);
+            assertTrue(query.stderr().contains("[INVALID_SOURCE]"), query.describe());
             assertEquals(List.of(), hub.hubRequests(), "nothing was asked of the Hub");
             assertEquals(List.of(), hub.cdnRequests(), "nothing was fetched");
             Path local = Fixtures.write(dir, "b.safetensors", Fixtures.small().build());
-            InProcess.run("download", local.toString(), "-o", "gs://bkt/mirror").exits(3);
+            InProcess.run("download", local.toString(), "-o", "ftp://bkt/mirror").exits(3);
         }
         nothingTakenForAPath();
     }

@@ -103,9 +103,10 @@ final class CheckpointDownload {
      * file first, the indexes last. No file of the prefix outside the set is deleted.
      */
     MirrorResult mirror(Location source, Location prefix, UploadOptions uploads) throws IOException {
+        // a prefix no writer serves is refused before anything is asked of the source
+        ObjectWriterProvider writer = client.registry().writer(prefix);
         Found found = find(source);
         List<Validated> checked = validate(found.files());
-        ObjectWriterProvider writer = client.registry().writer(prefix);
         List<StoreCommit.Item> data = new ArrayList<>();
         List<StoreCommit.Item> indexes = new ArrayList<>();
         Map<String, Copied> copied = new LinkedHashMap<>();

@@ -8,6 +8,9 @@ import dev.safetensors.SourceStatistics;
 import dev.safetensors.core.DownloadRequest;
 import dev.safetensors.core.DownloadResult;
 import dev.safetensors.core.DownloadTarget;
+import dev.safetensors.core.MirrorResult;
+import dev.safetensors.core.MirroredObject;
+import dev.safetensors.spi.UploadOptions;
 import dev.safetensors.core.DownloadedFile;
 import dev.safetensors.core.FileDownload;
 import dev.safetensors.core.OutputFolder;
@@ -80,7 +83,9 @@ public final class DownloadCommand extends Subcommand {
         common.declare(spec);
         remote.declare(spec);
         spec.option(OptionSpec.value("--out", "DIR", "Write the files under DIR, by their paths below SOURCE (a"
-                + " file's or an index's folder).", v -> folder = v).alias("-o"));
+                + " file's or an index's folder); or mirror them into a store prefix (s3://bkt/mirror/, gs://, az://,"
+                + " abfss://): each committed once its published SHA-256 matched, the indexes last; an existing"
+                + " object is replaced only with --force.", v -> folder = v).alias("-o"));
         spec.option(OptionSpec.flag("--cache", "Write hf:// files into the Hugging Face cache, where huggingface_hub"
                 + " and hf:// reads find them.", () -> cache = true));
         spec.option(OptionSpec.value("--include", "GLOB", "File names to download (repeatable): every file of the"
@@ -88,7 +93,8 @@ public final class DownloadCommand extends Subcommand {
                 + " (*.safetensors, *.safetensors.index.json, config.json).", include::add).repeated());
         spec.option(OptionSpec.value("--exclude", "GLOB", "File names never to download, even when included"
                 + " (repeatable).", exclude::add).repeated());
-        spec.option(OptionSpec.flag("--force", "Download files whose header is invalid too.", () -> force = true));
+        spec.option(OptionSpec.flag("--force", "Download files whose header is invalid too; into a store, replace"
+                + " existing objects of the same names.", () -> force = true));
         spec.positional(new PositionalSpec("SOURCE", 1, 1, "A file, an index, a repository, a folder or a prefix.",
                 v -> source = v));
         return spec;
@@ -121,20 +127,25 @@ public final class DownloadCommand extends Subcommand {
                     bar.printAbove(() -> out.println(line(file, common.json)));
                 }
             });
+            Optional<Location> store = cache ? Optional.empty() : OutputFolder.store(folder);
+            if (store.isPresent()) {
+                UploadOptions uploads = remote.uploadOptions();
+                // the run's registry: the source's backend and the destination's, each loaded once
+                SafetensorsClient client = SafetensorsClient.builder().registry(common.opener().registry())
+                        .limits(common.limits()).readOptions(remote.readOptions()).build();
+                MirrorResult result = client.mirror(where, store.get(), request.build(), uploads);
+                for (MirroredObject o : result.objects()) {
+                    bar.printAbove(() -> out.println(line(o, common.json)));
+                }
+                summary(bar, result.objects().size(), 0, result.cost(), result.locatingCost());
+                return 0;
+            }
             SafetensorsClient client = common.opener().options(where, common.limits(), remote.readOptions());
             DownloadTarget target = cache ? HubCacheTarget.of(where, HubCache.fromEnvironment(), hub())
                     : DownloadTarget.folder(OutputFolder.local(folder));
             DownloadResult result = client.download(where, target, request.build());
-            if (common.json) {
-                out.println(CommandJson.summary("download", Status.VALID, 0, g -> {
-                    g.writeNumberProperty("results", result.files().size());
-                    g.writeNumberProperty("requests", result.locatingCost().requests());
-                }));
-            } else {
-                long present = result.files().stream().filter(DownloadedFile::present).count();
-                bar.printAbove(() -> err.println(result.files().size() + " files (" + present + " present), "
-                        + requests(result.cost()) + "; finding them: " + requests(result.locatingCost())));
-            }
+            long present = result.files().stream().filter(DownloadedFile::present).count();
+            summary(bar, result.files().size(), present, result.cost(), result.locatingCost());
             return 0;
         } catch (IOException | RuntimeException e) {
             String shown = where.display();
@@ -154,6 +165,46 @@ public final class DownloadCommand extends Subcommand {
             }
             return failure.status().exitCode();
         }
+    }
+
+    /** The closing line: a JSON summary, or a count on stderr. */
+    private void summary(ProgressBar bar, int files, long present, SourceStatistics cost, SourceStatistics locating) {
+        if (common.json) {
+            out.println(CommandJson.summary("download", Status.VALID, 0, g -> {
+                g.writeNumberProperty("results", files);
+                g.writeNumberProperty("requests", locating.requests());
+            }));
+        } else {
+            bar.printAbove(() -> err.println(files + " files (" + present + " present), " + requests(cost)
+                    + "; finding them: " + requests(locating)));
+        }
+    }
+
+    /**
+     * The line printed for one file mirrored into a store, text or JSON, in the vocabulary of a download's line:
+     * {@code output} the object, {@code outcome} {@code uploaded}.
+     */
+    static String line(MirroredObject o, boolean json) {
+        String shown = o.source().display();
+        if (!json) {
+            return "uploaded    " + Sanitized.line(o.object().display(), 2000) + "  " + o.size() + " bytes, "
+                    + requests(o.cost()) + (o.verified() ? ", sha256 verified" : ", sha256 " + o.sha256())
+                    + o.storeChecksum().map(c -> ", store " + c).orElse("");
+        }
+        return CommandJson.object(g -> {
+            g.writeStringProperty("source", shown);
+            g.writeStringProperty("kind", "download");
+            g.writeStringProperty("status", Status.VALID.json());
+            g.writeStringProperty("outcome", "uploaded");
+            g.writeStringProperty("output", o.object().display());
+            g.writeNumberProperty("size", o.size());
+            g.writeNumberProperty("requests", o.cost().requests());
+            g.writeNumberProperty("exchanges", o.cost().exchanges());
+            g.writeNumberProperty("resumed_from", 0);
+            g.writeNumberProperty("fetched", o.size());
+            g.writeStringProperty("sha256", o.sha256());
+            g.writeBooleanProperty("verified", o.verified());
+        });
     }
 
     private static HubRepository hub() throws InvalidLocationException {
