@@ -26,4 +26,5 @@ module dev.safetensors.s3 {
     exports dev.safetensors.s3;
 
     provides dev.safetensors.RandomAccessSourceProvider with dev.safetensors.s3.S3SourceProvider;
+    provides dev.safetensors.spi.ObjectWriterProvider with dev.safetensors.s3.S3ObjectWriter;
 }

@@ -8,7 +8,7 @@ import software.amazon.awssdk.services.s3.S3Client;
 import java.util.Objects;
 
 /**
- * The one client a provider ({@link S3SourceProvider}) sends its requests with: either the
+ * The one client a provider ({@link S3SourceProvider}, {@link S3ObjectWriter}) sends its requests with: either the
  * caller's, used as it is and never closed here, or one built on first use from {@link S3ClientOptions} (or from the
  * system properties {@value S3ClientOptions#ENDPOINT_PROPERTY} and {@value S3ClientOptions#PATH_STYLE_PROPERTY} as
  * they were when the provider was constructed), closed by {@link #close()}. Building it late lets a provider found
