@@ -146,6 +146,45 @@ class S3ObjectWriterWireMockTest {
     }
 
     @Test
+    void aPartWhoseReportedChecksumDiffersFailsTheUploadAndAbortsIt() {
+        stubMultipart();
+        override(put(urlPathEqualTo(PATH)).withQueryParam("partNumber", equalTo("1")), aResponse().withStatus(200)
+                .withHeader("ETag", "\"part-1\"").withHeader("x-amz-checksum-crc32c", "AAAAAA=="));
+        StorageException mismatch = assertThrows(StorageException.class,
+                () -> write(bytes(UploadOptions.MIN_PART_SIZE + 1), SMALL_PARTS.withParts(UploadOptions.MIN_PART_SIZE,
+                        1)));
+        assertEquals(ErrorCode.SHA256_MISMATCH, mismatch.code());
+        assertEquals(List.of("HEAD", "POST uploads", "PUT part 1", "DELETE upload"), described());
+    }
+
+    @Test
+    void aCompleteWhoseReportedChecksumDiffersIsAMismatchAndTheObjectIsDeleted() {
+        stubMultipart();
+        override(post(urlPathEqualTo(PATH)).withQueryParam("uploadId", equalTo(UPLOAD_ID)),
+                aResponse().withStatus(200).withHeader("Content-Type", "application/xml")
+                        .withBody(completed("<ChecksumCRC32C>AAAAAA==</ChecksumCRC32C>")));
+        stub(delete(urlPathEqualTo(PATH)).withQueryParam("uploadId", absent()), aResponse().withStatus(204));
+        StorageException mismatch = assertThrows(StorageException.class,
+                () -> write(bytes(UploadOptions.MIN_PART_SIZE + 1), SMALL_PARTS));
+        assertEquals(ErrorCode.SHA256_MISMATCH, mismatch.code());
+        assertEquals(List.of("HEAD", "POST uploads", "PUT part 1", "PUT part 2", "POST complete", "DELETE object"),
+                sortedParts(described()), "the object is deleted; no upload is left to abort");
+    }
+
+    @Test
+    void aCompositeChecksumIsComparedWithThePartsChecksums() throws Exception {
+        byte[] content = bytes(UploadOptions.MIN_PART_SIZE + 7);
+        String composite = S3Crc32c.composite(List.of(S3Crc32c.of(content, 0, UploadOptions.MIN_PART_SIZE),
+                S3Crc32c.of(content, UploadOptions.MIN_PART_SIZE, 7)));
+        stubMultipart();
+        override(post(urlPathEqualTo(PATH)).withQueryParam("uploadId", equalTo(UPLOAD_ID)),
+                aResponse().withStatus(200).withHeader("Content-Type", "application/xml")
+                        .withBody(completed("<ChecksumCRC32C>" + composite + "</ChecksumCRC32C>")));
+        assertEquals(Optional.of("crc32c:" + composite), write(content, SMALL_PARTS).checksum());
+        assertTrue(composite.endsWith("-2"), composite);
+    }
+
+    @Test
     void anObjectOfOnePartIsAHeadAndAPut() throws Exception {
         byte[] content = bytes(UploadOptions.MIN_PART_SIZE);
         String crc = S3Crc32c.base64(S3Crc32c.of(content, 0, content.length));
