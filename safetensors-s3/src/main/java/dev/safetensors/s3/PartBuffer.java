@@ -54,13 +54,9 @@ final class PartBuffer {
         return length;
     }
 
-    /**
-     * @param from the first byte
-     * @param n    how many bytes
-     * @return their CRC32C value
-     */
-    int crc32c(int from, int n) {
-        return S3Crc32c.of(bytes, from, n);
+    /** @return the CRC32C value of the bytes it holds */
+    int crc32c() {
+        return S3Crc32c.of(bytes, 0, length);
     }
 
     /** @return a new stream over the bytes it holds, without copying them: one per attempt of the part's upload */

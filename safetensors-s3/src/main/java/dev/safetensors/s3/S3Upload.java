@@ -20,6 +20,7 @@ import software.amazon.awssdk.services.s3.model.PutObjectResponse;
 import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
@@ -48,6 +49,8 @@ import java.util.zip.CRC32C;
 final class S3Upload implements ObjectUpload {
     /** S3's most parts in one upload. */
     static final int MAX_PARTS = 10_000;
+    /** How long a part thread waits for another part before it ends. */
+    private static final long IDLE_SECONDS = 30;
 
     private final S3Client client;
     private final RemotePolicy policy;
@@ -202,24 +205,29 @@ final class S3Upload implements ObjectUpload {
                 slots.release();
                 throw e;
             }
-            pool = new ThreadPoolExecutor(options.parallelism(), options.parallelism(), 0, TimeUnit.SECONDS,
+            pool = new ThreadPoolExecutor(options.parallelism(), options.parallelism(), IDLE_SECONDS,
+                    TimeUnit.SECONDS,
                     // never more than parallelism parts wait: each holds a permit
                     new ArrayBlockingQueue<>(options.parallelism()), r -> {
                         Thread t = new Thread(r, "s3-upload-part " + name);
                         t.setDaemon(true);
                         return t;
                     });
+            // an upload its caller never closes does not keep its threads
+            pool.allowCoreThreadTimeOut(true);
         }
         int number = parts.size() + 1;
         String id = uploadId;
         parts.add(pool.submit(() -> {
             try {
                 return uploadPart(id, number, part);
-            } catch (IOException e) {
+            } catch (IOException | RuntimeException e) {
+                IOException failure = e instanceof IOException io ? io : new StorageException(ErrorCode.WRITE_FAILED,
+                        name, "part " + number + " could not be uploaded: " + e, e);
                 if (partFailure == null) {
-                    partFailure = e;
+                    partFailure = failure;
                 }
-                throw e;
+                throw failure;
             } finally {
                 slots.release();
             }
@@ -227,7 +235,7 @@ final class S3Upload implements ObjectUpload {
     }
 
     private SentPart uploadPart(String id, int number, PartBuffer part) throws IOException {
-        int crc = part.crc32c(0, part.length());
+        int crc = part.crc32c();
         String expected = S3Crc32c.base64(crc);
         UploadPartResponse response = S3Request.call(policy, name, "UploadPart " + number, config ->
                 client.uploadPart(b -> b.bucket(target.bucket()).key(target.key()).uploadId(id).partNumber(number)
@@ -366,7 +374,8 @@ final class S3Upload implements ObjectUpload {
     /** @return the failure, coded and naming the object, once what the upload staged is aborted */
     private IOException failed(IOException e) {
         open = false;
-        IOException coded = e instanceof ErrorCoded ? e
+        IOException coded = e instanceof ErrorCoded ? e : e instanceof InterruptedIOException
+                ? new StorageException(ErrorCode.INTERRUPTED, name, "the upload was interrupted", e)
                 : new StorageException(ErrorCode.WRITE_FAILED, name, "the upload failed: " + e, e);
         try {
             abort();
