@@ -6,12 +6,17 @@ import dev.safetensors.Location;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.ObjectWriterProvider;
 import dev.safetensors.spi.UploadOptions;
+import dev.safetensors.spi.ObjectUpload;
 import org.junit.jupiter.api.Test;
 
 import java.net.URI;
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.ServiceLoader;
 
+import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
+import static com.github.tomakehurst.wiremock.client.WireMock.put;
+import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -47,6 +52,29 @@ class S3ObjectWriterTest {
                         () -> writer.delete(Location.parse(refused)), refused);
                 assertEquals(ErrorCode.INVALID_SOURCE, delete.code(), refused);
             }
+        }
+    }
+
+    @Test
+    void theNoArgumentWriterUsesTheEndpointPropertiesAsTheyWereWhenItWasMade() throws Exception {
+        try (WireMockS3 s3 = new WireMockS3()) {
+            s3.server.stubFor(put(urlPathEqualTo("/" + WireMockS3.BUCKET + "/k")).atPriority(1)
+                    .willReturn(aResponse().withStatus(200).withHeader("ETag", "\"e\"")));
+            S3ObjectWriter writer;
+            System.setProperty(S3ClientOptions.ENDPOINT_PROPERTY, "http://127.0.0.1:" + s3.server.port());
+            System.setProperty(S3ClientOptions.PATH_STYLE_PROPERTY, "true");
+            try {
+                writer = new S3ObjectWriter();
+            } finally {
+                System.clearProperty(S3ClientOptions.ENDPOINT_PROPERTY);
+                System.clearProperty(S3ClientOptions.PATH_STYLE_PROPERTY);
+            }
+            try (writer; ObjectUpload upload = writer.create(Location.parse("s3://" + WireMockS3.BUCKET + "/k"),
+                    UploadOptions.DEFAULT.withOverwrite(true))) {
+                upload.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));
+                assertEquals(3, upload.commit().size());
+            }
+            assertEquals(1, s3.requests().size(), "the one PUT reached the endpoint the property named");
         }
     }
 
