@@ -15,12 +15,25 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.model.UploadPartRequest;
 
+import java.net.URI;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.SplittableRandom;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import static com.github.tomakehurst.wiremock.client.WireMock.aResponse;
 import static com.github.tomakehurst.wiremock.client.WireMock.absent;
@@ -224,6 +237,65 @@ class S3ObjectWriterWireMockTest {
                 "a store that reports no checksum");
         assertEquals(List.of("PUT"), described());
         assertFalse(requestsOf("PUT").get(0).containsHeader("If-None-Match"));
+    }
+
+    @Test
+    void partsUploadSideBySideButNeverMoreThanTheParallelism() throws Exception {
+        stubMultipart();
+        PartsInFlight inFlight = new PartsInFlight(2);
+        S3ClientBuilder builder = new S3ClientOptions(URI.create("http://127.0.0.1:" + s3.server.port()), true)
+                .clientBuilder().region(Region.US_EAST_1).credentialsProvider(StaticCredentialsProvider.create(
+                        AwsBasicCredentials.create(WireMockS3.ACCESS_KEY, WireMockS3.SECRET_KEY)));
+        builder.overrideConfiguration(builder.overrideConfiguration().toBuilder().addExecutionInterceptor(inFlight)
+                .build());
+        try (S3Client counted = builder.build()) {
+            writer = new S3ObjectWriter(counted, RemotePolicy.builder().time(s3.time).build());
+            write(bytes(UploadOptions.MIN_PART_SIZE * 4 + 1), SMALL_PARTS);
+        }
+        assertEquals(2, inFlight.most(), "the first two parts met while both were in flight");
+        assertEquals(5, requestsOf("PUT").size());
+    }
+
+    /**
+     * Counts the UploadPart requests in flight at once; the first {@code parallelism} wait for each other before
+     * they are sent, so that an upload that sent them one by one fails instead of passing unseen.
+     */
+    private static final class PartsInFlight implements ExecutionInterceptor {
+        private final CyclicBarrier first;
+        private final AtomicInteger now = new AtomicInteger();
+        private final AtomicInteger most = new AtomicInteger();
+        private final AtomicInteger seen = new AtomicInteger();
+
+        PartsInFlight(int parallelism) {
+            first = new CyclicBarrier(parallelism);
+        }
+
+        @Override
+        public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
+            if (!(context.request() instanceof UploadPartRequest)) {
+                return;
+            }
+            most.accumulateAndGet(now.incrementAndGet(), Math::max);
+            if (seen.incrementAndGet() <= first.getParties()) {
+                try {
+                    // a guard against a hang, never waited out when parts go side by side
+                    first.await(60, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException("the first parts were not in flight together", e);
+                }
+            }
+        }
+
+        @Override
+        public void afterTransmission(Context.AfterTransmission context, ExecutionAttributes attributes) {
+            if (context.request() instanceof UploadPartRequest) {
+                now.decrementAndGet();
+            }
+        }
+
+        int most() {
+            return most.get();
+        }
     }
 
     private WrittenObject write(byte[] content, UploadOptions options) throws Exception {
