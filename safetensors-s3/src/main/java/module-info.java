@@ -1,7 +1,8 @@
 /**
  * The Amazon S3 storage backend: {@link dev.safetensors.s3.S3Source} reads one object (or one version of it) with
  * verified ranged GETs, pinned to the ETag of the first response, and {@link dev.safetensors.s3.S3SourceProvider}
- * opens {@code s3://bucket/key[?versionId=...]} URIs for {@link java.util.ServiceLoader} users.
+ * opens {@code s3://bucket/key[?versionId=...]} URIs for {@link java.util.ServiceLoader} users;
+ * {@link dev.safetensors.s3.S3ObjectWriter} writes {@code s3://bucket/key} objects, whole or not at all.
  *
  * <p>Works with any S3-compatible store (MinIO, Ceph, R2, s3proxy) through an endpoint override: given in
  * {@link dev.safetensors.s3.S3ClientOptions}, by the SDK's {@code AWS_ENDPOINT_URL_S3} or {@code AWS_ENDPOINT_URL},
@@ -26,4 +27,5 @@ module dev.safetensors.s3 {
     exports dev.safetensors.s3;
 
     provides dev.safetensors.RandomAccessSourceProvider with dev.safetensors.s3.S3SourceProvider;
+    provides dev.safetensors.spi.ObjectWriterProvider with dev.safetensors.s3.S3ObjectWriter;
 }

@@ -52,14 +52,16 @@ public record S3ClientOptions(URI endpoint, Boolean pathStyle) {
     public static final S3ClientOptions DEFAULT = new S3ClientOptions(null, null);
 
     /**
-     * The system property {@link S3SourceProvider#S3SourceProvider() S3SourceProvider()} takes its endpoint from:
+     * The system property {@link S3SourceProvider#S3SourceProvider() S3SourceProvider()} and
+     * {@link S3ObjectWriter#S3ObjectWriter() S3ObjectWriter()} take their endpoint from:
      * how a tool that finds the provider through {@link java.util.ServiceLoader} (the {@code safetensors} command's
      * {@code --s3-endpoint}) configures it without naming this module's types.
      */
     public static final String ENDPOINT_PROPERTY = "safetensors.s3.endpoint";
 
     /**
-     * The system property {@link S3SourceProvider#S3SourceProvider() S3SourceProvider()} takes {@code pathStyle} from,
+     * The system property {@link S3SourceProvider#S3SourceProvider() S3SourceProvider()} and
+     * {@link S3ObjectWriter#S3ObjectWriter() S3ObjectWriter()} take {@code pathStyle} from,
      * {@code true} or {@code false} (the command's {@code --s3-path-style}); unset, {@code null}.
      */
     public static final String PATH_STYLE_PROPERTY = "safetensors.s3.pathStyle";

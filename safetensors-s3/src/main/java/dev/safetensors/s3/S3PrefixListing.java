@@ -7,7 +7,6 @@ import dev.safetensors.spi.BucketPrefix;
 import dev.safetensors.spi.BucketListing;
 import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.RetriedRequest;
-import software.amazon.awssdk.awscore.exception.AwsServiceException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkServiceException;
 import software.amazon.awssdk.services.s3.S3Client;
@@ -63,7 +62,7 @@ final class S3PrefixListing extends BucketListing {
         try {
             response = client.listObjectsV2(request.build());
         } catch (SdkServiceException e) {
-            return answered(e.statusCode(), retryAfter(e), e);
+            return answered(e.statusCode(), SdkFailureTranslator.retryAfter(e), e);
         } catch (SdkClientException e) {
             throw SdkFailureTranslator.noAnswer(name(), "ListObjectsV2", e, asked.endpoint());
         }
@@ -109,12 +108,5 @@ final class S3PrefixListing extends BucketListing {
     protected String toldBy(Throwable cause) {
         return cause instanceof SdkServiceException e
                 ? SdkFailureTranslator.told(e, asked == null ? null : asked.endpoint()) : "";
-    }
-
-    /** @return the answer's {@code Retry-After}, or {@code null} */
-    private static String retryAfter(SdkServiceException e) {
-        return e instanceof AwsServiceException aws && aws.awsErrorDetails() != null
-                && aws.awsErrorDetails().sdkHttpResponse() != null
-                ? aws.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("Retry-After").orElse(null) : null;
     }
 }

@@ -9,7 +9,6 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
-import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.IOException;
@@ -27,14 +26,8 @@ import java.util.Objects;
  * it, and it is never closed here. Thread-safe.
  */
 public final class S3SourceProvider implements RandomAccessSourceProvider, AutoCloseable {
-    /** The client's options; {@code null} until the first open for the no-argument constructor's. */
-    private S3ClientOptions options;
-    /** The system properties the no-argument constructor read, parsed on the first open (a bad one fails it). */
-    private final String endpointProperty;
-    private final String pathStyleProperty;
+    private final LazyS3Client client;
     private final RemotePolicy policy;
-    private final boolean ownsClient;
-    private S3Client client;
 
     /**
      * A provider whose client comes from the SDK's configuration chain and the system properties
@@ -42,10 +35,8 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
      * malformed one fails the first {@link #open} with {@link ErrorCode#INVALID_ENDPOINT}.
      */
     public S3SourceProvider() {
-        this.endpointProperty = System.getProperty(S3ClientOptions.ENDPOINT_PROPERTY);
-        this.pathStyleProperty = System.getProperty(S3ClientOptions.PATH_STYLE_PROPERTY);
+        this.client = LazyS3Client.fromSystemProperties();
         this.policy = RemotePolicy.DEFAULT;
-        this.ownsClient = true;
     }
 
     /** @param options how to build the client, on the first {@link #open} */
@@ -58,11 +49,8 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
      * @param policy  retries and deadlines of every source
      */
     public S3SourceProvider(S3ClientOptions options, RemotePolicy policy) {
-        this.options = Objects.requireNonNull(options, "options");
-        this.endpointProperty = null;
-        this.pathStyleProperty = null;
+        this.client = LazyS3Client.of(options);
         this.policy = Objects.requireNonNull(policy, "policy");
-        this.ownsClient = true;
     }
 
     /** @param client the client every source uses; the caller closes it when done with the sources */
@@ -75,12 +63,8 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
      * @param policy retries and deadlines of every source
      */
     public S3SourceProvider(S3Client client, RemotePolicy policy) {
-        this.options = null;
-        this.endpointProperty = null;
-        this.pathStyleProperty = null;
+        this.client = LazyS3Client.given(client);
         this.policy = Objects.requireNonNull(policy, "policy");
-        this.client = Objects.requireNonNull(client, "client");
-        this.ownsClient = false;
     }
 
     @Override
@@ -102,7 +86,7 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
         } catch (IllegalArgumentException e) {
             throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, e.getMessage());
         }
-        return S3Source.open(client(), location, policy);
+        return S3Source.open(client.get(), location, policy);
     }
 
     /**
@@ -113,37 +97,12 @@ public final class S3SourceProvider implements RandomAccessSourceProvider, AutoC
      */
     @Override
     public Listing list(Location prefix, ListOptions options) throws IOException {
-        return new S3PrefixListing(client(), prefix, options, policy);
+        return new S3PrefixListing(client.get(), prefix, options, policy);
     }
 
     /** Closes the client this provider built, if any; a client passed in stays open. Idempotent. */
     @Override
-    public synchronized void close() {
-        if (ownsClient && client != null) {
-            client.close();
-            client = null;
-        }
-    }
-
-    private synchronized S3Client client() throws IOException {
-        if (client == null) {
-            if (options == null) {
-                options = S3ClientOptions.fromProperties(endpointProperty, pathStyleProperty);
-            }
-            if (options.endpointCarriesUserInfo(System.getenv(), System.getProperties()::getProperty)) {
-                // not quoted: the part before '@' may be a password
-                throw new StorageException(ErrorCode.INVALID_ENDPOINT, "s3", "the S3 endpoint (the one given, or"
-                        + " AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL or the profile's endpoint_url) carries user"
-                        + " information (a name or password before '@'), which is never sent nor shown: give the"
-                        + " credentials as AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY or a profile");
-            }
-            try {
-                client = options.buildClient();
-            } catch (SdkException e) {
-                throw new StorageException(ErrorCode.IO_ERROR, "s3",
-                        "cannot configure the S3 client (set AWS_REGION or a profile region): " + e.getMessage(), e);
-            }
-        }
-        return client;
+    public void close() {
+        client.close();
     }
 }

@@ -110,6 +110,13 @@ final class SdkFailureTranslator {
         return SourceNames.clip(String.valueOf(endpoint.getHost())) + ":" + port;
     }
 
+    /** @return the error answer's {@code Retry-After}, or {@code null} */
+    static String retryAfter(SdkServiceException failure) {
+        return failure instanceof AwsServiceException aws && aws.awsErrorDetails() != null
+                && aws.awsErrorDetails().sdkHttpResponse() != null
+                ? aws.awsErrorDetails().sdkHttpResponse().firstMatchingHeader("Retry-After").orElse(null) : null;
+    }
+
     private static boolean causedBy(Throwable failure, Class<? extends Throwable> type) {
         for (Throwable t = failure.getCause(); t != null; t = t.getCause()) {
             if (type.isInstance(t)) {
@@ -119,7 +126,8 @@ final class SdkFailureTranslator {
         return false;
     }
 
-    private static String errorCode(SdkServiceException failure) {
+    /** @return the error answer's S3 error code ({@code NoSuchUpload}), or empty */
+    static String errorCode(SdkServiceException failure) {
         if (failure instanceof AwsServiceException aws) {
             AwsErrorDetails details = aws.awsErrorDetails();
             if (details != null && details.errorCode() != null) {

@@ -24,6 +24,7 @@ import static com.github.tomakehurst.wiremock.core.WireMockConfiguration.options
  */
 final class WireMockS3 implements AutoCloseable {
     static final String BUCKET = "models";
+    static final String ACCESS_KEY = "test-access-key";
     static final String SECRET_KEY = "test-secret-key-never-shown";
 
     final WireMockServer server;
@@ -43,10 +44,20 @@ final class WireMockS3 implements AutoCloseable {
      * @return a client for it, configured as this harness's own; the caller closes it
      */
     static S3Client client(URI endpoint) {
+        return client(endpoint, ACCESS_KEY, SECRET_KEY);
+    }
+
+    /**
+     * @param endpoint  a loopback server playing S3
+     * @param accessKey the access key id to sign with
+     * @param secretKey the secret key to sign with
+     * @return a client for it, path-style in us-east-1; the caller closes it
+     */
+    static S3Client client(URI endpoint, String accessKey, String secretKey) {
         return new S3ClientOptions(endpoint, true).clientBuilder()
                 .region(Region.US_EAST_1)
                 .credentialsProvider(StaticCredentialsProvider.create(
-                        AwsBasicCredentials.create("test-access-key", SECRET_KEY)))
+                        AwsBasicCredentials.create(accessKey, secretKey)))
                 .build();
     }
 
