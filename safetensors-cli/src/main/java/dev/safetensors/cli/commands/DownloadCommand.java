@@ -110,6 +110,8 @@ public final class DownloadCommand extends Subcommand {
                 .exclude(SourceArguments.compile("--exclude", exclude));
         Location where = Location.parse(source);
         Output output = common.output(out, err);
+        // a usage error, so checked before the failures of the run are caught
+        UploadOptions uploads = !cache && ReshardCommand.namesStore(folder) ? remote.uploadOptions() : null;
         try (ProgressBar bar = ProgressBar.start(err, 0, ProgressBar.Unit.BYTES, Terminal.stderr() && !common.json)) {
             request.listener(new DownloadRequest.Listener() {
                 @Override
@@ -129,7 +131,6 @@ public final class DownloadCommand extends Subcommand {
             });
             Optional<Location> store = cache ? Optional.empty() : OutputFolder.store(folder);
             if (store.isPresent()) {
-                UploadOptions uploads = remote.uploadOptions();
                 // the run's registry: the source's backend and the destination's, each loaded once
                 SafetensorsClient client = SafetensorsClient.builder().registry(common.opener().registry())
                         .limits(common.limits()).readOptions(remote.readOptions()).build();

@@ -153,13 +153,13 @@ public final class ReshardCommand extends Subcommand {
         ReshardReport report = new ReshardReport(out, common.json);
         String shown = Location.parse(source).display();
         ReshardInput input;
-        UploadOptions uploads = null;
+        // a usage error, so checked before the failures of the run are caught
+        UploadOptions uploads = namesStore(outText) ? remote.uploadOptions() : null;
         try {
             outStore = OutputFolder.store(outText).orElse(null);
             if (outStore == null) {
                 outDir = OutputFolder.local(outText);
             } else {
-                uploads = remote.uploadOptions();
                 // a store no backend writes is refused before the source is read
                 opener.registry().writer(outStore);
             }
@@ -330,6 +330,15 @@ public final class ReshardCommand extends Subcommand {
             output.error(Sanitized.line(named, 400) + ": " + f.message() + " [" + f.code() + "]", f.cause());
         }
         return f.status().exitCode();
+    }
+
+    /** @return whether an output location names a store prefix (a malformed one is reported where it is used) */
+    static boolean namesStore(String location) {
+        try {
+            return OutputFolder.store(location).isPresent();
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     private DType cast() {
