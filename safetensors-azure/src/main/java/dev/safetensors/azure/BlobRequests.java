@@ -28,7 +28,8 @@ import java.util.Optional;
  * Delete Blob, each sent through the account's {@link BlobPipeline} under {@link RetriedRequest} and the
  * {@link RemotePolicy}, as the reads are.
  *
- * <p>Every request with a body carries its {@code Content-MD5}, which the service checks against what it received
+ * <p>Every request with a body carries its {@code Content-MD5} (MD5 rather than {@code x-ms-content-crc64}, whose
+ * polynomial the JDK does not compute), which the service checks against what it received
  * (refusing a mismatch with {@code 400 Md5Mismatch}); the {@code Content-MD5} it answers with is compared with the
  * local one as well, so that bytes changed on the way in either direction fail the request with
  * {@link ErrorCode#SHA256_MISMATCH}, the code {@link dev.safetensors.spi.ObjectUpload#commit()} names for a store
@@ -187,6 +188,7 @@ final class BlobRequests {
                 request.setHeader(HttpHeaderName.CONTENT_MD5, md5);
             }
             if (method == HttpMethod.PUT && query == null) {
+                // Put Blob, the one PUT without a comp= operation, says which kind of blob it creates
                 request.setHeader(BLOB_TYPE, "BlockBlob");
             }
             if (ifNoneMatch) {

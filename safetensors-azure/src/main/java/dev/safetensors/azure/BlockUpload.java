@@ -165,10 +165,16 @@ final class BlockUpload implements ObjectUpload {
         if (buffer == null) {
             acquire(1);
             long hint = options.sizeHint();
-            // an object announced as small, or of unknown size, starts small and grows to a part
-            int first = hint >= 0 && hint <= options.partSize() ? (int) Math.max(hint, more)
-                    : Math.min(options.partSize(), Math.max(FIRST_BUFFER_MAX, more));
-            buffer = new byte[first];
+            int size;
+            if (!blockIds.isEmpty() || hint > options.partSize()) {
+                size = options.partSize();
+            } else if (hint >= 0) {
+                size = (int) Math.max(hint, more);
+            } else {
+                // an object of unknown size may be small: its buffer starts small and grows to a part
+                size = Math.min(options.partSize(), Math.max(FIRST_BUFFER_MAX, more));
+            }
+            buffer = new byte[size];
         } else if (filled + more > buffer.length) {
             int grown = (int) Math.min(options.partSize(), Math.max(filled + (long) more, 2L * buffer.length));
             buffer = Arrays.copyOf(buffer, grown);
