@@ -19,9 +19,12 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * The requests that write one blob: Get Blob Properties (is it there?), Put Blob, Put Block, Put Block List and
@@ -37,6 +40,12 @@ import java.util.Optional;
  * {@code 409 BlobAlreadyExists} is {@link ErrorCode#ALREADY_EXISTS}; other statuses are coded by
  * {@link StatusMapping}. Failures quote the service's {@code x-ms-error-code} and the host that answered, never the
  * URL, whose query may carry a SAS. Thread-safe.
+ *
+ * <p>A conditional create that is refused only on a retry may have been refused because its own earlier attempt
+ * created the blob (the service committed it, but its answer was a 5xx or never came). Before reporting
+ * {@link ErrorCode#ALREADY_EXISTS}, such a refusal is checked with one more request: a Put Blob stands if the blob
+ * there has its size and MD5 (Get Blob Properties), a Put Block List if the blob's committed blocks are its blocks,
+ * whose ids no other writer uses (Get Block List).
  */
 final class BlobRequests {
     private static final System.Logger LOG = System.getLogger(BlobRequests.class.getName());
@@ -44,6 +53,8 @@ final class BlobRequests {
     private static final HttpHeaderName BLOB_TYPE = HttpHeaderName.fromString("x-ms-blob-type");
     private static final HttpHeaderName ERROR_CODE = HttpHeaderName.fromString("x-ms-error-code");
     private static final String ANY = "*";
+    /** A block's id in a Get Block List answer; base64, so never escaped. */
+    private static final Pattern BLOCK_NAME = Pattern.compile("<Name>([A-Za-z0-9+/=]+)</Name>");
 
     private final BlobPipeline pipeline;
     private final String url;
@@ -98,7 +109,23 @@ final class BlobRequests {
         String md5 = md5(bytes, length);
         Answer answer = send("Put Blob", HttpMethod.PUT, null, BinaryData.fromByteBuffer(ByteBuffer.wrap(bytes, 0,
                 length)), !overwrite, md5);
+        if (answer.refusedOnARetry() && holds(length, md5)) {
+            return Optional.of(md5);
+        }
         return Optional.ofNullable(confirmed(answer, "Put Blob", md5));
+    }
+
+    /** @return whether the blob there has this size and MD5, as the one a Put Blob that seemed to fail created */
+    private boolean holds(long length, String md5) throws IOException {
+        String what = "Get Blob Properties";
+        Answer answer = send(what, HttpMethod.HEAD, null, null, false, null);
+        if (answer.status() == 404) {
+            return false;
+        }
+        if (answer.status() != 200) {
+            throw failure(answer, what);
+        }
+        return md5.equals(answer.md5()) && String.valueOf(length).equals(answer.length());
     }
 
     /**
@@ -135,9 +162,30 @@ final class BlobRequests {
         String what = "Put Block List";
         Answer answer = send(what, HttpMethod.PUT, "comp=blocklist", BinaryData.fromBytes(body), !overwrite,
                 md5(body, body.length));
+        if (answer.refusedOnARetry() && blockIds.equals(committedBlocks())) {
+            return;
+        }
         if (answer.status() != 201) {
             throw failure(answer, what);
         }
+    }
+
+    /** @return the ids of the blob's committed blocks, in order; none if the blob is absent */
+    private List<String> committedBlocks() throws IOException {
+        String what = "Get Block List";
+        Answer answer = send(what, HttpMethod.GET, "comp=blocklist&blocklisttype=committed", null, false, null);
+        if (answer.status() == 404) {
+            return List.of();
+        }
+        if (answer.status() != 200) {
+            throw failure(answer, what);
+        }
+        List<String> ids = new ArrayList<>();
+        Matcher name = BLOCK_NAME.matcher(answer.body());
+        while (name.find()) {
+            ids.add(name.group(1));
+        }
+        return ids;
     }
 
     /**
@@ -196,8 +244,14 @@ final class BlobRequests {
             }
             Answer answer;
             try (HttpResponse response = pipeline.send(request, name, what)) {
-                answer = new Answer(response.getStatusCode(), response.getHeaderValue(ERROR_CODE),
-                        response.getHeaderValue(HttpHeaderName.CONTENT_MD5), host(request.getUrl()));
+                int status = response.getStatusCode();
+                // only a Get Block List's answer is read: the others say all in their status and headers
+                String text = method == HttpMethod.GET && status == 200 ? response.getBodyAsBinaryData().toString()
+                        : "";
+                answer = new Answer(status, response.getHeaderValue(ERROR_CODE),
+                        response.getHeaderValue(HttpHeaderName.CONTENT_MD5),
+                        response.getHeaderValue(HttpHeaderName.CONTENT_LENGTH), text, host(request.getUrl()),
+                        attempt);
                 LOG.log(System.Logger.Level.DEBUG, () -> what + " " + name + " -> " + answer.status()
                         + answer.errorCode());
                 if (RemotePolicy.isRetryable(answer.status())) {
@@ -213,7 +267,7 @@ final class BlobRequests {
     private IOException failure(Answer answer, String what) {
         int status = answer.status();
         String said = "HTTP " + status + answer.errorCode() + " from " + answer.host();
-        if (status == 412 || (status == 409 && "BlobAlreadyExists".equals(answer.code()))) {
+        if (answer.refusedAsExisting()) {
             return new StorageException(ErrorCode.ALREADY_EXISTS, name, "the blob already exists and is not to be"
                     + " replaced: " + what + " was refused (" + said + ")");
         }
@@ -242,14 +296,28 @@ final class BlobRequests {
     }
 
     /**
-     * What the service answered, the body left unread.
+     * What the service answered.
      *
-     * @param status the status
-     * @param code   its {@code x-ms-error-code}, or {@code null}
-     * @param md5    its {@code Content-MD5}, or {@code null}
-     * @param host   the host and port that answered
+     * @param status  the status
+     * @param code    its {@code x-ms-error-code}, or {@code null}
+     * @param md5     its {@code Content-MD5}, or {@code null}
+     * @param length  its {@code Content-Length}, or {@code null}
+     * @param body    the body of a Get Block List, empty for the other requests
+     * @param host    the host and port that answered
+     * @param attempt the attempt that was answered, from 1
      */
-    private record Answer(int status, String code, String md5, String host) {
+    private record Answer(int status, String code, String md5, String length, String body, String host,
+                          int attempt) {
+        /** @return whether a conditional create was refused because the blob exists */
+        boolean refusedAsExisting() {
+            return status == 412 || (status == 409 && "BlobAlreadyExists".equals(code));
+        }
+
+        /** @return whether it was so refused after an earlier attempt of the same request was sent */
+        boolean refusedOnARetry() {
+            return attempt > 1 && refusedAsExisting();
+        }
+
         /** @return the error code for messages: {@code " ConditionNotMet"}, or empty */
         String errorCode() {
             return code == null || code.isBlank() ? "" : " " + SourceNames.clip(code.trim());

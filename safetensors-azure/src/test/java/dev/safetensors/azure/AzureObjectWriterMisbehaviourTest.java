@@ -41,6 +41,7 @@ import static com.github.tomakehurst.wiremock.client.WireMock.anyRequestedFor;
 import static com.github.tomakehurst.wiremock.client.WireMock.anyUrl;
 import static com.github.tomakehurst.wiremock.client.WireMock.delete;
 import static com.github.tomakehurst.wiremock.client.WireMock.equalTo;
+import static com.github.tomakehurst.wiremock.client.WireMock.get;
 import static com.github.tomakehurst.wiremock.client.WireMock.head;
 import static com.github.tomakehurst.wiremock.client.WireMock.put;
 import static com.github.tomakehurst.wiremock.client.WireMock.urlPathEqualTo;
@@ -313,6 +314,73 @@ class AzureObjectWriterMisbehaviourTest {
             write(writer, new byte[PART + 1], UploadOptions.DEFAULT.withParts(PART, 1));
         }
         assertEquals(List.of("HEAD", "PUT block", "PUT block", "PUT block", "PUT blocklist"), sent());
+    }
+
+    /** The Put Blob's first attempt created the blob but was answered 500: its retry finds the blob, its own. */
+    @Test
+    void aPutBlobThatCreatedTheBlobBeforeFailingIsNotRefusedByItsRetry() throws Exception {
+        byte[] bytes = {1, 2, 3};
+        stubPutBlobThatLands(aResponse().withStatus(200).withHeader("Content-MD5", md5(bytes))
+                .withHeader("Content-Length", "3"));
+        try (AzureObjectWriter writer = writer()) {
+            assertEquals("md5:" + md5(bytes), write(writer, bytes, UploadOptions.DEFAULT).checksum().orElseThrow());
+        }
+        assertEquals(List.of("HEAD", "PUT", "PUT", "HEAD"), sent());
+    }
+
+    @Test
+    void aPutBlobRefusedOnItsRetryForAnotherBlobIsAlreadyExists() throws Exception {
+        stubPutBlobThatLands(aResponse().withStatus(200).withHeader("Content-MD5", md5(new byte[] {9}))
+                .withHeader("Content-Length", "1"));
+        try (AzureObjectWriter writer = writer()) {
+            StorageException e = assertThrows(StorageException.class,
+                    () -> write(writer, new byte[] {1}, UploadOptions.DEFAULT));
+            assertEquals(ErrorCode.ALREADY_EXISTS, e.code());
+        }
+        assertEquals(List.of("HEAD", "PUT", "PUT", "HEAD"), sent());
+    }
+
+    /** HEAD: absent; the first Put Blob fails with 500 but lands; its retry is refused; HEAD then answers this. */
+    private static void stubPutBlobThatLands(ResponseDefinitionBuilder properties) {
+        server.stubFor(putBlob().inScenario("landed").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(refusal(500, "InternalError")).willSetStateTo("landed"));
+        server.stubFor(putBlob().inScenario("landed").whenScenarioStateIs("landed")
+                .willReturn(refusal(409, "BlobAlreadyExists")));
+        server.stubFor(head(urlPathEqualTo(PATH)).inScenario("landed").whenScenarioStateIs("landed")
+                .willReturn(properties));
+    }
+
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aPutBlockListRefusedOnItsRetryStandsIfTheCommittedBlocksAreItsOwn(boolean own) throws Exception {
+        server.stubFor(putBlockList().inScenario("landed").whenScenarioStateIs(Scenario.STARTED)
+                .willReturn(refusal(503, "ServerBusy")).willSetStateTo("landed"));
+        server.stubFor(putBlockList().inScenario("landed").whenScenarioStateIs("landed")
+                .willReturn(refusal(412, "ConditionNotMet")));
+        try (AzureObjectWriter writer = writer();
+             ObjectUpload upload = writer.create(OBJECT, UploadOptions.DEFAULT.withParts(PART, 1))) {
+            // with one block in flight at most, the first block is answered before write returns
+            upload.write(ByteBuffer.wrap(new byte[PART * 2]));
+            String first = requests(anyRequestedFor(urlPathEqualTo(PATH)).withQueryParam("comp", equalTo("block")))
+                    .get(0).queryParameter("blockid").firstValue();
+            byte[] second = Base64.getDecoder().decode(first);
+            second[second.length - 1] = 1; // the same upload, the next index
+            String committed = own ? first + "</Name><Size>1</Size></Block><Block><Name>"
+                    + Base64.getEncoder().encodeToString(second) : "b3RoZXI=";
+            server.stubFor(get(urlPathEqualTo(PATH))
+                    .withQueryParam("comp", equalTo("blocklist"))
+                    .willReturn(aResponse().withStatus(200).withBody("<?xml version=\"1.0\" encoding=\"utf-8\"?>"
+                            + "<BlockList><CommittedBlocks><Block><Name>" + committed
+                            + "</Name><Size>1</Size></Block></CommittedBlocks></BlockList>")));
+            if (own) {
+                assertEquals(PART * 2, upload.commit().size());
+            } else {
+                StorageException e = assertThrows(StorageException.class, upload::commit);
+                assertEquals(ErrorCode.ALREADY_EXISTS, e.code());
+            }
+        }
+        assertEquals(List.of("HEAD", "PUT block", "PUT block", "PUT blocklist", "PUT blocklist", "GET blocklist"),
+                sent());
     }
 
     @ParameterizedTest

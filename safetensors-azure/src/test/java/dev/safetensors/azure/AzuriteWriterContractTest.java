@@ -1,23 +1,30 @@
 package dev.safetensors.azure;
 
+import com.azure.core.http.HttpMethod;
 import com.azure.core.http.HttpPipelineCallContext;
+import com.azure.core.http.HttpResponse;
 import com.azure.core.http.policy.HttpPipelineSyncPolicy;
 import com.azure.storage.blob.BlobServiceClient;
 import com.azure.storage.blob.BlobServiceClientBuilder;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
+import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
 import dev.safetensors.StorageException;
 import dev.safetensors.azure.testing.Azurite;
 import dev.safetensors.fixtures.AbstractObjectWriterContractTest;
 import dev.safetensors.spi.ObjectUpload;
 import dev.safetensors.spi.ObjectWriterProvider;
+import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.UploadOptions;
 import dev.safetensors.spi.WrittenObject;
+import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
 import java.util.Base64;
@@ -25,6 +32,7 @@ import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -119,6 +127,49 @@ class AzuriteWriterContractTest extends AbstractObjectWriterContractTest {
         assertEquals(List.of("HEAD", "PUT comp=block", "PUT comp=block", "PUT comp=block", "PUT comp=blocklist"),
                 SENT);
         assertTrue(written.checksum().isEmpty(), "the service reports no MD5 of a blob of blocks");
+    }
+
+    /**
+     * A conditional commit that Azurite carries out but whose answer is lost is retried, refused because the blob
+     * now exists, and then found to be this upload's own: it stands, once for a Put Blob and once for a Put Block
+     * List.
+     */
+    @Test
+    void aCommitWhoseAnswerIsLostStandsWhenItsRetryFindsItsOwnBlob() throws Exception {
+        AtomicInteger lost = new AtomicInteger();
+        BlobServiceClient losing = new BlobServiceClientBuilder().connectionString(azurite.connectionString())
+                .addPolicy(new HttpPipelineSyncPolicy() {
+                    @Override
+                    protected HttpResponse afterReceivedResponse(HttpPipelineCallContext context,
+                                                                 HttpResponse response) {
+                        String query = context.getHttpRequest().getUrl().getQuery();
+                        boolean commit = context.getHttpRequest().getHttpMethod() == HttpMethod.PUT
+                                && (query == null || query.equals("comp=blocklist"));
+                        if (commit && lost.getAndIncrement() % 2 == 0) {
+                            response.close();
+                            throw new UncheckedIOException(new IOException("the answer was lost"));
+                        }
+                        return response;
+                    }
+                }).buildClient();
+        AzureObjectWriter writer = new AzureObjectWriter(losing, RemotePolicy.builder().time(new ManualTime())
+                .build());
+        byte[] large = new byte[UploadOptions.MIN_PART_SIZE + 1];
+        large[UploadOptions.MIN_PART_SIZE] = 5;
+        for (byte[] bytes : List.of(new byte[] {1, 2, 3}, large)) {
+            Location object = at("lost-" + bytes.length + ".bin");
+            try (ObjectUpload upload = writer.create(object, UploadOptions.DEFAULT
+                    .withParts(UploadOptions.MIN_PART_SIZE, 1))) {
+                upload.write(ByteBuffer.wrap(bytes));
+                assertEquals(bytes.length, upload.commit().size());
+            }
+            try (RandomAccessSource source = reader.open(object)) {
+                ByteBuffer back = ByteBuffer.allocate(bytes.length);
+                source.readFully(0, back);
+                assertArrayEquals(bytes, back.array());
+            }
+        }
+        assertEquals(4, lost.get(), "each commit was sent twice");
     }
 
     /**
