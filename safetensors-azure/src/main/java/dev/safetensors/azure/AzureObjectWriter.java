@@ -31,7 +31,9 @@ import java.util.Objects;
  * </ul>
  * So a one-part object takes 2 requests (1 with overwriting), an object of {@code n} parts {@code n + 2}
  * ({@code n + 1}), retries aside: every request is retried under the {@link RemotePolicy}, through the client's
- * pipeline without the SDK's retry policies, as the reads are.
+ * pipeline without the SDK's retry policies, as the reads are. A conditional commit refused only on a retry may
+ * have been refused for the blob its own earlier attempt created; one more request (Get Blob Properties, or Get
+ * Block List) tells, and the commit stands if the blob there is its own.
  *
  * <p>Each request with content carries its {@code Content-MD5}, which the service checks; the MD5 it answers with is
  * compared with the local one too, and a difference is {@link ErrorCode#SHA256_MISMATCH}. The
