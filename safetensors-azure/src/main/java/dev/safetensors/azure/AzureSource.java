@@ -1,11 +1,9 @@
 package dev.safetensors.azure;
 
-import com.azure.core.exception.ClientAuthenticationException;
 import com.azure.core.http.HttpHeaderName;
 import com.azure.core.http.HttpMethod;
 import com.azure.core.http.HttpRequest;
 import com.azure.core.http.HttpResponse;
-import com.azure.core.util.Context;
 import com.azure.storage.blob.BlobClient;
 import com.azure.storage.blob.BlobServiceClient;
 import dev.safetensors.ErrorCode;
@@ -21,8 +19,6 @@ import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.InterruptedIOException;
-import java.io.UncheckedIOException;
 import java.util.Objects;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
@@ -100,11 +96,7 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
                             RemotePolicy policy) throws dev.safetensors.InvalidLocationException {
         Objects.requireNonNull(location, "location");
         Objects.requireNonNull(policy, "policy");
-        if (location.account() != null && !location.account().equals(client.getAccountName())) {
-            throw new dev.safetensors.InvalidLocationException(ErrorCode.INVALID_SOURCE, location.name()
-                    + ": the location names account '" + location.account() + "' but the client is for account '"
-                    + client.getAccountName() + "'");
-        }
+        AccountClients.requireSameAccount(client, location);
         BlobClient blob = client.getBlobContainerClient(location.container())
                 .getBlobClient(location.blob(), location.snapshot());
         if (location.versionId() != null) {
@@ -145,16 +137,10 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
         counter().exchange();
         HttpResponse response;
         try {
-            response = pipeline.pipeline().sendSync(request, Context.NONE);
-        } catch (UncheckedIOException e) {
-            log(range, "failed: " + e.getCause());
-            throw noConnection(e.getCause());
-        } catch (ClientAuthenticationException e) {
-            // Entra ID sign-in failed: retrying does not help, and the message names no secret.
-            throw new SourceAccessDeniedException(name(), "no Entra ID token could be had for the storage account: "
-                    + SourceNames.clip(String.valueOf(e.getMessage())));
-        } catch (RuntimeException e) {
-            throw noAnswer(range, e);
+            response = pipeline.send(request, name(), "GET " + range);
+        } catch (IOException e) {
+            log(range, "failed: " + e);
+            throw e;
         }
         log(range, response.getStatusCode() + " " + String.valueOf(response.getHeaderValue(HttpHeaderName.CONTENT_RANGE))
                 + " (" + response.getHeaderValue(HttpHeaderName.CONTENT_LENGTH) + " bytes"
@@ -193,40 +179,6 @@ public final class AzureSource extends AbstractRangedSource<AzureVersion> {
     }
 
     private static final Pattern EMPTY_AT_END = Pattern.compile("bytes (\\d+)-(-?\\d{1,18})/(\\d+)");
-
-    /**
-     * @return a failure to connect as a retryable {@link ErrorCode#NETWORK} failure naming the host and port (the
-     *         JDK's HTTP client says nothing more than {@code ConnectException} with no message); others as they are
-     */
-    private IOException noConnection(IOException e) {
-        if (e instanceof java.net.ConnectException || e instanceof java.net.UnknownHostException) {
-            String reason;
-            try {
-                reason = SourceNames.noAnswer(new java.net.URI(url), e);
-            } catch (java.net.URISyntaxException x) {
-                reason = SourceNames.reason(e);
-            }
-            return new StorageException(ErrorCode.NETWORK, name(), reason, e);
-        }
-        return e;
-    }
-
-    private IOException noAnswer(String range, RuntimeException e) {
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            if (t instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-                return new InterruptedIOException(name() + ": interrupted during GET " + range);
-            }
-            if (t instanceof IOException io) {
-                log(range, "failed: " + io);
-                return noConnection(io);
-            }
-        }
-        log(range, "failed: " + e);
-        // No answer and no I/O cause: a credential or client failure that a retry would repeat.
-        return new StorageException(ErrorCode.IO_ERROR, name(), "GET " + range + " could not be sent: "
-                + e.getClass().getSimpleName() + ": " + SourceNames.clip(String.valueOf(e.getMessage())), e);
-    }
 
     @Override
     protected AzureVersion identify(RangeAnswer answer, AzureVersion version) throws IOException {

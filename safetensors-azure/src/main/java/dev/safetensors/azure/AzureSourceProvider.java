@@ -15,8 +15,6 @@ import dev.safetensors.spi.RemotePolicy;
 
 import java.io.IOException;
 import java.net.URI;
-import java.util.HashMap;
-import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -30,10 +28,8 @@ import java.util.Objects;
  * {@link BlobServiceClient} pass it, and every location must then be in that client's account. Thread-safe.
  */
 public final class AzureSourceProvider implements RandomAccessSourceProvider, AutoCloseable {
-    private final AzureClientOptions options;
+    private final AccountClients clients;
     private final RemotePolicy policy;
-    private final BlobServiceClient given;
-    private final Map<String, Client> clients = new HashMap<>();
 
     /** A provider configured by the environment and system properties, read on the first {@link #open}. */
     public AzureSourceProvider() {
@@ -46,9 +42,8 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
      * @param policy  retries and deadlines of every source
      */
     public AzureSourceProvider(AzureClientOptions options, RemotePolicy policy) {
-        this.options = options;
+        this.clients = AccountClients.configured(options);
         this.policy = Objects.requireNonNull(policy, "policy");
-        this.given = null;
     }
 
     /** @param options how to build the clients */
@@ -69,9 +64,8 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
      * @param policy retries and deadlines of every source
      */
     public AzureSourceProvider(BlobServiceClient client, RemotePolicy policy) {
-        this.options = null;
+        this.clients = AccountClients.given(client);
         this.policy = Objects.requireNonNull(policy, "policy");
-        this.given = Objects.requireNonNull(client, "client");
     }
 
     /** @return whether the scheme is {@code az}, {@code azure}, {@code abfss} or {@code abfs} */
@@ -90,7 +84,7 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
     @Override
     public RandomAccessSource open(Location at) throws IOException {
         AzureLocation location = AzureLocation.parse(at.requireUri());
-        Client client = client(location);
+        AccountClients.AccountClient client = clients.of(location);
         return AzureSource.open(client.service(), client.pipeline(), location, policy);
     }
 
@@ -110,11 +104,8 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
         URI uri = prefix.uri().orElseThrow(() -> new InvalidLocationException(ErrorCode.INVALID_SOURCE,
                 prefix.display() + ": not an az://, azure://, abfss:// or abfs:// prefix"));
         AzureLocation where = AzureLocation.parsePrefix(uri);
-        Client client = client(where);
-        if (where.account() != null && !where.account().equals(client.service().getAccountName())) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, where.name() + ": the location names account '"
-                    + where.account() + "' but the client is for account '" + client.service().getAccountName() + "'");
-        }
+        AccountClients.AccountClient client = clients.of(where);
+        AccountClients.requireSameAccount(client.service(), where);
         BlobContainerClient container = new BlobContainerClientBuilder()
                 .pipeline(client.pipeline().pipeline())
                 .endpoint(client.service().getAccountUrl())
@@ -126,36 +117,7 @@ public final class AzureSourceProvider implements RandomAccessSourceProvider, Au
 
     /** Drops the clients this provider built (their connections close with them); a given client is kept. */
     @Override
-    public synchronized void close() {
+    public void close() {
         clients.clear();
-    }
-
-    private synchronized Client client(AzureLocation location) throws StorageException {
-        String account = location.account() == null ? "" : location.account();
-        Client known = clients.get(given != null ? "" : account);
-        if (known != null) {
-            return known;
-        }
-        BlobServiceClient service = given != null ? given : configured(location);
-        Client built = new Client(service, BlobPipeline.of(service));
-        clients.put(given != null ? "" : account, built);
-        return built;
-    }
-
-    private BlobServiceClient configured(AzureLocation location) throws StorageException {
-        AzureClientOptions o = options;
-        if (o == null) {
-            try {
-                o = AzureClientOptions.fromSystem();
-            } catch (IllegalArgumentException e) {
-                throw new StorageException(ErrorCode.INVALID_ENDPOINT, location.name(), AzureClientOptions.BLOB_ENDPOINT
-                        + ": " + e.getMessage());
-            }
-        }
-        return o.buildClient(location);
-    }
-
-    /** A client and its pipeline without retries, built once per account. */
-    private record Client(BlobServiceClient service, BlobPipeline pipeline) {
     }
 }
