@@ -126,6 +126,12 @@ public enum ErrorCode {
     ALREADY_EXISTS,
     /** An output could not be written: a full disk, a closed pipe, an output that is the input. */
     WRITE_FAILED,
+    /**
+     * A store holds other bytes than a write sent: its checksum of an uploaded part or object (S3 CRC32C, GCS
+     * crc32c, Azure MD5) differs from the one computed locally, or it refused the bytes for theirs. The upload was
+     * abandoned, and an object it had made visible deleted where the write was not replacing one.
+     */
+    CHECKSUM_MISMATCH,
     /** Any other input or output failure. */
     IO_ERROR,
 

@@ -43,7 +43,7 @@ public interface ObjectUpload extends WritableByteChannel {
      *
      * @return what was written
      * @throws IOException {@link ErrorCode#ALREADY_EXISTS} if the object appeared meanwhile and is not to be
-     *                     overwritten, {@link ErrorCode#SHA256_MISMATCH} (or the store's checksum's code) if the
+     *                     overwritten, {@link ErrorCode#CHECKSUM_MISMATCH} if the
      *                     store holds other bytes, or the store's failure; the upload is then aborted
      */
     WrittenObject commit() throws IOException;

@@ -36,7 +36,7 @@ import java.util.Objects;
  * Block List) tells, and the commit stands if the blob there is its own.
  *
  * <p>Each request with content carries its {@code Content-MD5}, which the service checks; the MD5 it answers with is
- * compared with the local one too, and a difference is {@link ErrorCode#SHA256_MISMATCH}. The
+ * compared with the local one too, and a difference is {@link ErrorCode#CHECKSUM_MISMATCH}. The
  * {@link dev.safetensors.spi.WrittenObject#checksum() checksum} reported is {@code md5:BASE64} for an object put in
  * one request when the service confirmed it, and empty for an object of blocks, whose whole MD5 the service does not
  * report.

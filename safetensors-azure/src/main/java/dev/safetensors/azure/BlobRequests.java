@@ -35,7 +35,7 @@ import java.util.regex.Pattern;
  * polynomial the JDK does not compute), which the service checks against what it received
  * (refusing a mismatch with {@code 400 Md5Mismatch}); the {@code Content-MD5} it answers with is compared with the
  * local one as well, so that bytes changed on the way in either direction fail the request with
- * {@link ErrorCode#SHA256_MISMATCH}, the code {@link dev.safetensors.spi.ObjectUpload#commit()} names for a store
+ * {@link ErrorCode#CHECKSUM_MISMATCH}, the code {@link dev.safetensors.spi.ObjectUpload#commit()} names for a store
  * holding other bytes. A conditional create ({@code If-None-Match: *}) refused with {@code 412 ConditionNotMet} or
  * {@code 409 BlobAlreadyExists} is {@link ErrorCode#ALREADY_EXISTS}; other statuses are coded by
  * {@link StatusMapping}. Failures quote the service's {@code x-ms-error-code} and the host that answered, never the
@@ -103,7 +103,7 @@ final class BlobRequests {
      * @param overwrite whether an existing blob may be replaced; otherwise {@code If-None-Match: *} is sent
      * @return the content's MD5 in base64 if the service confirmed it, else empty
      * @throws IOException {@link ErrorCode#ALREADY_EXISTS} if the blob exists and is not to be replaced,
-     *                     {@link ErrorCode#SHA256_MISMATCH} if the service holds other bytes, or the service's failure
+     *                     {@link ErrorCode#CHECKSUM_MISMATCH} if the service holds other bytes, or the service's failure
      */
     Optional<String> putBlob(byte[] bytes, int length, boolean overwrite) throws IOException {
         String md5 = md5(bytes, length);
@@ -134,7 +134,7 @@ final class BlobRequests {
      * @param blockId the block's id, base64, of the same length as every other block id of the blob
      * @param bytes   the block's content
      * @param length  how many bytes of {@code bytes}, from the start
-     * @throws IOException {@link ErrorCode#SHA256_MISMATCH} if the service holds other bytes, or its failure
+     * @throws IOException {@link ErrorCode#CHECKSUM_MISMATCH} if the service holds other bytes, or its failure
      */
     void putBlock(String blockId, byte[] bytes, int length) throws IOException {
         String md5 = md5(bytes, length);
@@ -213,7 +213,7 @@ final class BlobRequests {
             return null;
         }
         if (!answer.md5().equals(md5)) {
-            throw new StorageException(ErrorCode.SHA256_MISMATCH, name, what + " was answered with Content-MD5 "
+            throw new StorageException(ErrorCode.CHECKSUM_MISMATCH, name, what + " was answered with Content-MD5 "
                     + SourceNames.clip(answer.md5()) + " but the bytes sent have MD5 " + md5 + " (from "
                     + answer.host() + "): the service holds other bytes than were written");
         }
@@ -272,7 +272,7 @@ final class BlobRequests {
                     + " replaced: " + what + " was refused (" + said + ")");
         }
         if (status == 400 && "Md5Mismatch".equals(answer.code())) {
-            return new StorageException(ErrorCode.SHA256_MISMATCH, name, what + " was refused because the bytes"
+            return new StorageException(ErrorCode.CHECKSUM_MISMATCH, name, what + " was refused because the bytes"
                     + " the service received do not have the Content-MD5 sent (" + said + ")");
         }
         String hint = status == 401 || status == 403 ? ": the credentials in use may not write this blob (a SAS"

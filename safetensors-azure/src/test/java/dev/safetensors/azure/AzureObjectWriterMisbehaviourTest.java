@@ -392,7 +392,7 @@ class AzureObjectWriterMisbehaviourTest {
         try (AzureObjectWriter writer = writer()) {
             StorageException e = assertThrows(StorageException.class, () -> write(writer,
                     new byte[blocks ? PART + 1 : 1], UploadOptions.DEFAULT.withParts(PART, 1)));
-            assertEquals(ErrorCode.SHA256_MISMATCH, e.code());
+            assertEquals(ErrorCode.CHECKSUM_MISMATCH, e.code());
             assertTrue(e.getMessage().contains(other), e.getMessage());
         }
         assertTrue(sent().stream().noneMatch("PUT blocklist"::equals), "nothing is committed");
@@ -404,7 +404,7 @@ class AzureObjectWriterMisbehaviourTest {
         try (AzureObjectWriter writer = writer()) {
             StorageException e = assertThrows(StorageException.class,
                     () -> write(writer, new byte[] {1}, UploadOptions.DEFAULT));
-            assertEquals(ErrorCode.SHA256_MISMATCH, e.code());
+            assertEquals(ErrorCode.CHECKSUM_MISMATCH, e.code());
         }
     }
 

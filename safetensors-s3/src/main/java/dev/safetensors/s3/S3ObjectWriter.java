@@ -43,7 +43,7 @@ import java.util.Objects;
  * Every part and the whole object are sent with their CRC32C, computed here; the multipart upload asks for a
  * full-object CRC32C. What S3 reports back is compared before the commit returns: a part whose checksum differs
  * fails the upload, and an object whose checksum differs is deleted and fails it, both with
- * {@link ErrorCode#SHA256_MISMATCH}, the code of content that is not what was written.
+ * {@link ErrorCode#CHECKSUM_MISMATCH}, the code of content that is not what was written.
  * {@link dev.safetensors.spi.WrittenObject#checksum()} is {@code crc32c:BASE64} of the whole object as S3 reported
  * it, or {@code crc32c:BASE64-N}, the composite checksum, from a store that reports only that; empty from a store that
  * reports none.

@@ -312,7 +312,7 @@ final class S3Upload implements ObjectUpload {
      * @param expected  the whole object's CRC32C, computed here
      * @param composite the composite checksum of the parts, computed here, or {@code null} for a single PUT
      * @return the object written, once its checksum matches
-     * @throws IOException {@link ErrorCode#SHA256_MISMATCH} once the object is deleted, if S3 holds other bytes
+     * @throws IOException {@link ErrorCode#CHECKSUM_MISMATCH} once the object is deleted, if S3 holds other bytes
      */
     private WrittenObject verified(String reported, String expected, String composite) throws IOException {
         if (reported == null) {
@@ -332,7 +332,7 @@ final class S3Upload implements ObjectUpload {
     }
 
     private StorageException mismatch(String what, String reported, String expected) {
-        return new StorageException(ErrorCode.SHA256_MISMATCH, name, "S3 reports the CRC32C of " + what + " as "
+        return new StorageException(ErrorCode.CHECKSUM_MISMATCH, name, "S3 reports the CRC32C of " + what + " as "
                 + reported + " but the bytes written have " + expected);
     }
 

@@ -153,7 +153,7 @@ class S3ObjectWriterWireMockTest {
         stub(delete(urlPathEqualTo(PATH)).withQueryParam("uploadId", absent()), aResponse().withStatus(204));
         StorageException mismatch = assertThrows(StorageException.class,
                 () -> write(bytes(5), UploadOptions.DEFAULT));
-        assertEquals(ErrorCode.SHA256_MISMATCH, mismatch.code());
+        assertEquals(ErrorCode.CHECKSUM_MISMATCH, mismatch.code());
         assertEquals(List.of("HEAD", "PUT", "DELETE object"), described());
         assertNoSecret(mismatch);
     }
@@ -166,7 +166,7 @@ class S3ObjectWriterWireMockTest {
         StorageException mismatch = assertThrows(StorageException.class,
                 () -> write(bytes(UploadOptions.MIN_PART_SIZE + 1), SMALL_PARTS.withParts(UploadOptions.MIN_PART_SIZE,
                         1)));
-        assertEquals(ErrorCode.SHA256_MISMATCH, mismatch.code());
+        assertEquals(ErrorCode.CHECKSUM_MISMATCH, mismatch.code());
         assertEquals(List.of("HEAD", "POST uploads", "PUT part 1", "DELETE upload"), described());
     }
 
@@ -179,7 +179,7 @@ class S3ObjectWriterWireMockTest {
         stub(delete(urlPathEqualTo(PATH)).withQueryParam("uploadId", absent()), aResponse().withStatus(204));
         StorageException mismatch = assertThrows(StorageException.class,
                 () -> write(bytes(UploadOptions.MIN_PART_SIZE + 1), SMALL_PARTS));
-        assertEquals(ErrorCode.SHA256_MISMATCH, mismatch.code());
+        assertEquals(ErrorCode.CHECKSUM_MISMATCH, mismatch.code());
         assertEquals(List.of("HEAD", "POST uploads", "PUT part 1", "PUT part 2", "POST complete", "DELETE object"),
                 sortedParts(described()), "the object is deleted; no upload is left to abort");
     }

@@ -322,7 +322,8 @@ public final class ReshardCommand extends Subcommand {
                 ? s.source()
                 : e instanceof java.nio.file.FileSystemException fs && fs.getFile() != null && !fs.getFile().isEmpty()
                 ? fs.getFile() : shown;
-        boolean write = f.code() == ErrorCode.WRITE_FAILED || f.code() == ErrorCode.ALREADY_EXISTS;
+        boolean write = f.code() == ErrorCode.WRITE_FAILED || f.code() == ErrorCode.ALREADY_EXISTS
+                || f.code() == ErrorCode.CHECKSUM_MISMATCH;
         String source = write ? shown : named;
         if (common.json) {
             report.failure(source, write ? named : null, f);
