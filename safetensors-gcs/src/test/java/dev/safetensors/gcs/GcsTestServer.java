@@ -8,6 +8,8 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Collectors;
@@ -71,6 +73,33 @@ final class GcsTestServer implements AutoCloseable {
     /** @return the raw URL (path and query) of every request the server saw, oldest first */
     List<String> urls() {
         return events().stream().map(e -> e.getRequest().getUrl()).collect(Collectors.toList());
+    }
+
+    /**
+     * @return every request the server saw, oldest first, as {@code METHOD URL} with the URL's path and query as
+     *         sent
+     */
+    List<String> requests() {
+        return inArrivalOrder().stream().map(e -> e.getRequest().getMethod().getName() + " "
+                + e.getRequest().getUrl()).collect(Collectors.toList());
+    }
+
+    /**
+     * @param header a header name
+     * @return its value in every request the server saw, oldest first ("-" for none)
+     */
+    List<String> headers(String header) {
+        return inArrivalOrder().stream().map(e -> {
+            String value = e.getRequest().getHeader(header);
+            return value == null ? "-" : value;
+        }).collect(Collectors.toList());
+    }
+
+    /** The journal's own order, newest first, reversed: arrival times alone tie within a millisecond. */
+    private List<ServeEvent> inArrivalOrder() {
+        List<ServeEvent> events = new ArrayList<>(wireMock.getAllServeEvents());
+        Collections.reverse(events);
+        return events;
     }
 
     private List<ServeEvent> events() {
