@@ -27,7 +27,7 @@ import java.util.zip.CRC32C;
  */
 final class GcsUpload implements ObjectUpload {
     /** A resumable upload's chunks but the last are multiples of 256 KiB (Cloud Storage's rule). */
-    static final int CHUNK_GRANULE = 256 << 10;
+    private static final int CHUNK_GRANULE = 256 << 10;
     private static final int FIRST_CAPACITY = 64 << 10;
 
     private final ObjectRequests requests;
@@ -58,7 +58,7 @@ final class GcsUpload implements ObjectUpload {
      * @param partSize the part size asked
      * @return the largest multiple of 256 KiB not above it
      */
-    static int chunkSize(int partSize) {
+    private static int chunkSize(int partSize) {
         return partSize - partSize % CHUNK_GRANULE;
     }
 
