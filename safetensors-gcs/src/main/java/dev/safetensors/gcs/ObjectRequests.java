@@ -103,6 +103,13 @@ final class ObjectRequests {
             HttpRequest request = request("POST", url, new ByteArrayContent(OCTET_STREAM, bytes, 0, length));
             request.getHeaders().set("x-goog-hash", "crc32c=" + crc32c);
             Answer answer = send(request, name, true);
+            if (answer.status() == 412 && attempt > 1) {
+                // a one-request upload has no session to ask what an attempt without an answer did
+                throw new StorageException(ErrorCode.ALREADY_EXISTS, name, "the object exists and is not to be"
+                        + " overwritten (HTTP 412 on ifGenerationMatch=0), but an earlier attempt of this upload got"
+                        + " no answer and may have created it: the bytes written have CRC32C '" + crc32c + "'"
+                        + answer.said());
+            }
             return answer.succeeded() ? Outcome.answer(answer.object()) : refused(answer, name, what);
         });
     }

@@ -52,7 +52,7 @@ final class FakeGcsObjects implements ResponseDefinitionTransformerV2 {
     private static final int CHUNK_GRANULE = 256 << 10;
     private static final Map<String, StoredObject> OBJECTS = new ConcurrentHashMap<>();
     private static final Map<String, Session> SESSIONS = new ConcurrentHashMap<>();
-    private static final Set<String> LOSING_CHUNK_ANSWERS = ConcurrentHashMap.newKeySet();
+    private static final Set<String> LOSING_ANSWERS = ConcurrentHashMap.newKeySet();
     private static final AtomicLong GENERATIONS = new AtomicLong(1_700_000_000_000_000L);
 
     /** @param generation the object's generation */
@@ -86,11 +86,11 @@ final class FakeGcsObjects implements ResponseDefinitionTransformerV2 {
     }
 
     /**
-     * Makes the next chunk but the last sent to a session of the bucket be stored and then answered 503, as when
-     * an answer is lost after the server took the bytes.
+     * Makes the next one-request upload to the bucket, or chunk but the last sent to a session of it, be stored and
+     * then answered 503, as when an answer is lost after the server took the bytes.
      */
-    static void loseTheNextChunkAnswer(String bucket) {
-        LOSING_CHUNK_ANSWERS.add(bucket);
+    static void loseTheNextUploadAnswer(String bucket) {
+        LOSING_ANSWERS.add(bucket);
     }
 
     @Override
@@ -154,7 +154,8 @@ final class FakeGcsObjects implements ResponseDefinitionTransformerV2 {
         boolean createOnly = "0".equals(parameter(query, "ifGenerationMatch"));
         String type = parameter(query, "uploadType");
         if ("media".equals(type)) {
-            return store(key, createOnly, request.getBody(), request.getHeader("x-goog-hash"));
+            ResponseDefinition stored = store(key, createOnly, request.getBody(), request.getHeader("x-goog-hash"));
+            return stored.getStatus() == 200 && LOSING_ANSWERS.remove(bucket) ? status(503, "Backend Error") : stored;
         }
         if (!"resumable".equals(type)) {
             return status(400, "unexpected uploadType " + type);
@@ -200,7 +201,7 @@ final class FakeGcsObjects implements ResponseDefinitionTransformerV2 {
             return stored;
         }
         String bucket = session.key.substring(0, session.key.indexOf('/'));
-        if (body.length > 0 && LOSING_CHUNK_ANSWERS.remove(bucket)) {
+        if (body.length > 0 && LOSING_ANSWERS.remove(bucket)) {
             return status(503, "Backend Error");
         }
         ResponseDefinitionBuilder incomplete = responseDefinition().withStatus(308);

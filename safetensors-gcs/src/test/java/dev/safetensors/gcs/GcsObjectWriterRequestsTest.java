@@ -125,12 +125,24 @@ class GcsObjectWriterRequestsTest {
 
     @Test
     void aChunkStoredBeforeItsAnswerWasLostIsNotSentAgain() throws Exception {
-        FakeGcsObjects.loseTheNextChunkAnswer(BUCKET);
+        FakeGcsObjects.loseTheNextUploadAnswer(BUCKET);
         byte[] bytes = random(THREE_PARTS);
         write(IN_PARTS, bytes);
         assertEquals(List.of("GET metadata", "POST resumable if absent", FIRST, "PUT bytes */*", SECOND, LAST),
                 exchanges());
         assertArrayEquals(bytes, stored());
+    }
+
+    @Test
+    void aOneRequestUploadWhoseAnswerWasLostIsRefusedByItsOwnObjectAndSaysSo() throws Exception {
+        FakeGcsObjects.loseTheNextUploadAnswer(BUCKET);
+        byte[] bytes = random(1000);
+        StorageException refused = assertThrows(StorageException.class, () -> write(UploadOptions.DEFAULT, bytes));
+        assertEquals(ErrorCode.ALREADY_EXISTS, refused.code());
+        assertTrue(refused.getMessage().contains("may have created it")
+                && refused.getMessage().contains(FakeGcsObjects.crc32c(bytes)), refused.getMessage());
+        assertEquals(List.of("GET metadata", "POST media if absent", "POST media if absent"), exchanges());
+        assertArrayEquals(bytes, stored(), "the object the first attempt stored is kept");
     }
 
     @Test
