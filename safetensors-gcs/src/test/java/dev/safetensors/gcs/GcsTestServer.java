@@ -10,7 +10,6 @@ import com.google.cloud.storage.StorageOptions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.Comparator;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -64,7 +63,7 @@ final class GcsTestServer implements AutoCloseable {
 
     /** @return the {@code Range} header of every request the server saw, oldest first ("-" for none) */
     List<String> ranges() {
-        return events().stream().map(e -> {
+        return inArrivalOrder().stream().map(e -> {
             String range = e.getRequest().getHeader("Range");
             return range == null ? "-" : range;
         }).collect(Collectors.toList());
@@ -72,7 +71,7 @@ final class GcsTestServer implements AutoCloseable {
 
     /** @return the raw URL (path and query) of every request the server saw, oldest first */
     List<String> urls() {
-        return events().stream().map(e -> e.getRequest().getUrl()).collect(Collectors.toList());
+        return inArrivalOrder().stream().map(e -> e.getRequest().getUrl()).collect(Collectors.toList());
     }
 
     /**
@@ -102,11 +101,6 @@ final class GcsTestServer implements AutoCloseable {
         return events;
     }
 
-    private List<ServeEvent> events() {
-        return wireMock.getAllServeEvents().stream()
-                .sorted(Comparator.comparing(e -> e.getRequest().getLoggedDate()))
-                .collect(Collectors.toList());
-    }
 
     @Override
     public void close() {
