@@ -96,8 +96,8 @@ final class ResumableSession {
                 }
                 long now = held(answer, start, end, what);
                 if (now <= held) {
-                    throw new StorageException(ErrorCode.WRITE_FAILED, name, what + " was answered 308 holding"
-                            + " byte " + now + ", no more than before it was sent");
+                    throw new StorageException(ErrorCode.WRITE_FAILED, name, what + " was answered 308 holding "
+                            + now + " bytes, no more than before it was sent");
                 }
                 held = now;
             }
