@@ -16,11 +16,7 @@ import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.SourceNames;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * A {@link dev.safetensors.RandomAccessSource} over one Google Cloud Storage object, {@code gs://bucket/object}.
@@ -46,9 +42,6 @@ import java.util.regex.Pattern;
  * ({@code StorageOptions.http()}, the default) is supported.
  */
 public final class GcsSource extends AbstractRangedSource<GcsVersion> {
-    private static final Pattern JSON_MESSAGE = Pattern.compile("\"message\"\\s*:\\s*\"([^\"]{1,300})\"");
-    private static final int ERROR_BODY_LIMIT = 1024;
-
     private final GcsUri uri;
     private final MediaClient media;
 
@@ -134,8 +127,7 @@ public final class GcsSource extends AbstractRangedSource<GcsVersion> {
     protected IOException statusFailure(RangeAnswer answer, GcsVersion version, int attempts) {
         String generation = version == null ? "?" : Long.toString(version.generation());
         int status = answer.status();
-        String message = serverMessage(answer.body());
-        String said = message.isEmpty() ? "" : " (server said: " + message + ")";
+        String said = ServerMessage.quoted(ServerMessage.of(answer.body()));
         switch (status) {
             case 404, 410 -> {
                 if (knownSize() >= 0) {
@@ -173,17 +165,6 @@ public final class GcsSource extends AbstractRangedSource<GcsVersion> {
                     + SourceNames.clip(value.trim()) + "' (" + header + "); Cloud Storage decompresses such objects"
                     + " on the fly and ignores byte ranges, so they cannot be read as safetensors."
                     + " Store the file without a Content-Encoding.");
-        }
-    }
-
-    /** Reads at most 1 KiB of an error body for its message; the caller drops the connection after. */
-    private static String serverMessage(InputStream body) {
-        try {
-            String text = new String(body.readNBytes(ERROR_BODY_LIMIT), StandardCharsets.UTF_8);
-            Matcher m = JSON_MESSAGE.matcher(text);
-            return SourceNames.clip(m.find() ? m.group(1) : text.trim());
-        } catch (IOException e) {
-            return "";
         }
     }
 

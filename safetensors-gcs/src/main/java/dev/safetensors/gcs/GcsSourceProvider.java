@@ -27,14 +27,13 @@ import java.util.Objects;
  */
 public final class GcsSourceProvider implements RandomAccessSourceProvider, AutoCloseable {
     private final RemotePolicy policy;
-    private final boolean ownsStorage;
-    private Storage storage;
+    private final ProviderStorage storage;
     private Storage listingStorage;
 
     /** Uses a client of its own, created on the first {@link #open}. */
     public GcsSourceProvider() {
         this.policy = RemotePolicy.DEFAULT;
-        this.ownsStorage = true;
+        this.storage = ProviderStorage.createdOnFirstUse();
     }
 
     /**
@@ -49,9 +48,8 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
      * @param policy  retries and deadlines of every source
      */
     public GcsSourceProvider(Storage storage, RemotePolicy policy) {
-        this.storage = Objects.requireNonNull(storage, "storage");
+        this.storage = ProviderStorage.given(storage);
         this.policy = Objects.requireNonNull(policy, "policy");
-        this.ownsStorage = false;
     }
 
     /** @return whether the location is a hierarchical URI with scheme {@code gs} */
@@ -68,7 +66,7 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
     @Override
     public RandomAccessSource open(Location location) throws IOException {
         GcsUri parsed = GcsUri.parse(location.requireUri());
-        return GcsSource.open(storage(), parsed, policy);
+        return GcsSource.open(storage.get(), parsed, policy);
     }
 
     /**
@@ -95,43 +93,22 @@ public final class GcsSourceProvider implements RandomAccessSourceProvider, Auto
         listingStorage = null;
         try {
             if (derived != null) {
-                closeClient(derived);
+                ProviderStorage.closeClient(derived);
             }
         } finally {
-            if (ownsStorage && storage != null) {
-                try {
-                    closeClient(storage);
-                } finally {
-                    storage = null;
-                }
-            }
-        }
-    }
-
-    private static void closeClient(Storage client) throws IOException {
-        try {
-            client.close();
-        } catch (Exception e) {
-            throw new IOException("closing the Cloud Storage client failed: " + e.getMessage(), e);
+            storage.close();
         }
     }
 
     /** @return the client's copy without the SDK's retries, made once and closed by {@link #close()} */
     private synchronized Storage listingStorage() throws StorageException {
         if (listingStorage == null) {
-            StorageOptions options = storage().getOptions();
+            StorageOptions options = storage.get().getOptions();
             listingStorage = options.toBuilder()
                     .setRetrySettings(options.getRetrySettings().toBuilder().setMaxAttempts(1).build())
                     .build()
                     .getService();
         }
         return listingStorage;
-    }
-
-    private synchronized Storage storage() throws StorageException {
-        if (storage == null) {
-            storage = DefaultStorage.create(System.getenv());
-        }
-        return storage;
     }
 }

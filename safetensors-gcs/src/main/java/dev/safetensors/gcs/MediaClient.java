@@ -1,12 +1,8 @@
 package dev.safetensors.gcs;
 
-import com.google.api.client.http.GenericUrl;
 import com.google.api.client.http.HttpHeaders;
 import com.google.api.client.http.HttpRequest;
-import com.google.api.client.http.HttpRequestFactory;
 import com.google.api.client.http.HttpResponse;
-import com.google.api.client.http.HttpTransport;
-import com.google.cloud.TransportOptions;
 import com.google.cloud.http.HttpTransportOptions;
 import com.google.cloud.storage.StorageOptions;
 import dev.safetensors.spi.RangeAnswer;
@@ -26,23 +22,13 @@ final class MediaClient {
 
     private final String name;
     private final GcsUri uri;
-    private final String host;
-    private final HttpTransport transport;
-    private final HttpRequestFactory requests;
+    private final JsonApiTransport transport;
     private final RequestCounter counter;
 
     MediaClient(StorageOptions options, GcsUri uri, String name, RequestCounter counter) {
-        TransportOptions transportOptions = options.getTransportOptions();
-        if (!(transportOptions instanceof HttpTransportOptions)) {
-            throw new IllegalArgumentException("GcsSource needs a Storage client that uses the JSON/HTTP transport"
-                    + " (StorageOptions.http()); the gRPC transport does not expose response headers");
-        }
-        HttpTransportOptions http = (HttpTransportOptions) transportOptions;
         this.name = name;
         this.uri = uri;
-        this.host = options.getHost();
-        this.transport = http.getHttpTransportFactory().create();
-        this.requests = transport.createRequestFactory(http.getHttpRequestInitializer(options));
+        this.transport = new JsonApiTransport(options, "GcsSource");
         this.counter = counter;
     }
 
@@ -54,7 +40,7 @@ final class MediaClient {
      * @throws IOException when no answer arrived
      */
     RangeAnswer get(long position, long length, long generation) throws IOException {
-        String url = MediaUrl.of(host, uri, generation);
+        String url = MediaUrl.of(transport.host(), uri, generation);
         String range = "bytes=" + position + "-" + (position + length - 1);
         counter.exchange();
         HttpResponse response;
@@ -80,15 +66,11 @@ final class MediaClient {
     }
 
     private HttpRequest request(String url, String range) throws IOException {
-        HttpRequest request = requests.buildGetRequest(new GenericUrl(url, true));
+        HttpRequest request = transport.request("GET", url, null);
         request.getHeaders().setRange(range);
         // "identity": no compression on the wire, so Content-Range counts stored bytes.
         request.getHeaders().setAcceptEncoding("identity");
-        request.setThrowExceptionOnExecuteError(false);
         request.setResponseReturnRawInputStream(true);
-        // Leaves room for exactly one repeat: the credentials adapter's retry after refreshing an expired token.
-        // Every other retry is the shared layer's, bounded by its policy.
-        request.setNumberOfRetries(1);
         return request;
     }
 
@@ -104,6 +86,6 @@ final class MediaClient {
 
     /** Releases the transport created for this object. */
     void close() throws IOException {
-        transport.shutdown();
+        transport.close();
     }
 }

@@ -1,7 +1,8 @@
 /**
  * The Google Cloud Storage backend: {@link dev.safetensors.gcs.GcsSource} reads {@code gs://bucket/object} with
  * verified ranged GETs and a pinned generation; {@link dev.safetensors.gcs.GcsSourceProvider} registers the
- * {@code gs} scheme with {@link java.util.ServiceLoader}.
+ * {@code gs} scheme with {@link java.util.ServiceLoader}, and {@link dev.safetensors.gcs.GcsObjectWriter} writes it
+ * (conditional creates, one request or a resumable upload, CRC32C checked).
  *
  * <h2>Why the media GET is issued here and not through {@code Storage.reader}</h2>
  * The client's reader never checks the status, {@code Content-Range} or its own limit, and returns -1 silently
@@ -19,7 +20,8 @@
  * and {@code com.google.storage.v2} is split across proto-, grpc- and gapic-google-cloud-storage-v2. An automatic
  * module reads the unnamed module instead, so applications put {@code dev.safetensors.api} and this jar on the
  * module path, keep the Google jars on the class path, and add {@code --add-modules dev.safetensors.gcs} (or
- * {@code requires dev.safetensors.gcs}). Its {@code META-INF/services} entry becomes the module's
- * {@code provides dev.safetensors.RandomAccessSourceProvider with dev.safetensors.gcs.GcsSourceProvider}.
+ * {@code requires dev.safetensors.gcs}). Its {@code META-INF/services} entries become the module's
+ * {@code provides dev.safetensors.RandomAccessSourceProvider with dev.safetensors.gcs.GcsSourceProvider} and
+ * {@code provides dev.safetensors.spi.ObjectWriterProvider with dev.safetensors.gcs.GcsObjectWriter}.
  */
 package dev.safetensors.gcs;

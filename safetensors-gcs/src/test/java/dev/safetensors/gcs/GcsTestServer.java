@@ -8,7 +8,8 @@ import com.google.cloud.storage.Storage;
 import com.google.cloud.storage.StorageOptions;
 
 import java.time.Duration;
-import java.util.Comparator;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -62,7 +63,7 @@ final class GcsTestServer implements AutoCloseable {
 
     /** @return the {@code Range} header of every request the server saw, oldest first ("-" for none) */
     List<String> ranges() {
-        return events().stream().map(e -> {
+        return inArrivalOrder().stream().map(e -> {
             String range = e.getRequest().getHeader("Range");
             return range == null ? "-" : range;
         }).collect(Collectors.toList());
@@ -70,14 +71,36 @@ final class GcsTestServer implements AutoCloseable {
 
     /** @return the raw URL (path and query) of every request the server saw, oldest first */
     List<String> urls() {
-        return events().stream().map(e -> e.getRequest().getUrl()).collect(Collectors.toList());
+        return inArrivalOrder().stream().map(e -> e.getRequest().getUrl()).collect(Collectors.toList());
     }
 
-    private List<ServeEvent> events() {
-        return wireMock.getAllServeEvents().stream()
-                .sorted(Comparator.comparing(e -> e.getRequest().getLoggedDate()))
-                .collect(Collectors.toList());
+    /**
+     * @return every request the server saw, oldest first, as {@code METHOD URL} with the URL's path and query as
+     *         sent
+     */
+    List<String> requests() {
+        return inArrivalOrder().stream().map(e -> e.getRequest().getMethod().getName() + " "
+                + e.getRequest().getUrl()).collect(Collectors.toList());
     }
+
+    /**
+     * @param header a header name
+     * @return its value in every request the server saw, oldest first ("-" for none)
+     */
+    List<String> headers(String header) {
+        return inArrivalOrder().stream().map(e -> {
+            String value = e.getRequest().getHeader(header);
+            return value == null ? "-" : value;
+        }).collect(Collectors.toList());
+    }
+
+    /** The journal's own order, newest first, reversed: arrival times alone tie within a millisecond. */
+    private List<ServeEvent> inArrivalOrder() {
+        List<ServeEvent> events = new ArrayList<>(wireMock.getAllServeEvents());
+        Collections.reverse(events);
+        return events;
+    }
+
 
     @Override
     public void close() {

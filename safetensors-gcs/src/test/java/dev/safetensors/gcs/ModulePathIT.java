@@ -24,24 +24,40 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Proves the JPMS layout the package documentation recommends: a named application module that only
  * {@code requires dev.safetensors.api}, with the packaged {@code dev.safetensors.gcs} jar on the module path and
- * the Google jars on the class path, finds the provider through {@code ServiceLoader} and reads an object from an
- * emulator named by {@code STORAGE_EMULATOR_HOST}. Runs after {@code package}, against the real jar and manifest.
+ * the Google jars on the class path, finds the reader and the writer through {@code ServiceLoader}, reads an object
+ * from an emulator named by {@code STORAGE_EMULATOR_HOST} and writes one to it. Runs after {@code package}, against
+ * the real jar and manifest.
  */
 class ModulePathIT {
 
     private static final String MODULE_INFO = "module probe {\n"
             + "    requires dev.safetensors.api;\n"
             + "    uses dev.safetensors.RandomAccessSourceProvider;\n"
+            + "    uses dev.safetensors.spi.ObjectWriterProvider;\n"
             + "}\n";
 
     private static final String PROBE = "package probe;\n"
             + "import dev.safetensors.Location;\n"
             + "import dev.safetensors.RandomAccessSource;\n"
             + "import dev.safetensors.RandomAccessSourceProvider;\n"
+            + "import dev.safetensors.spi.ObjectUpload;\n"
+            + "import dev.safetensors.spi.ObjectWriterProvider;\n"
+            + "import dev.safetensors.spi.UploadOptions;\n"
             + "import java.nio.ByteBuffer;\n"
             + "import java.util.ServiceLoader;\n"
             + "public class Probe {\n"
             + "    public static void main(String[] args) throws Exception {\n"
+            + "        Location output = Location.parse(args[1]);\n"
+            + "        for (ObjectWriterProvider w : ServiceLoader.load(ObjectWriterProvider.class)) {\n"
+            + "            if (w.supports(output)) {\n"
+            + "                try (ObjectUpload upload = w.create(output, UploadOptions.DEFAULT)) {\n"
+            + "                    upload.write(ByteBuffer.wrap(new byte[] {1, 2, 3}));\n"
+            + "                    System.out.println(\"WROTE \" + w.getClass().getModule().getName() + \" size=\"\n"
+            + "                            + upload.commit().size());\n"
+            + "                }\n"
+            + "                ((AutoCloseable) w).close();\n"
+            + "            }\n"
+            + "        }\n"
             + "        Location uri = Location.parse(args[0]);\n"
             + "        for (RandomAccessSourceProvider p : ServiceLoader.load(RandomAccessSourceProvider.class)) {\n"
             + "            if (p.supports(uri)) {\n"
@@ -87,7 +103,7 @@ class ModulePathIT {
                     "--module-path", String.join(File.pathSeparator, out.toString(), apiJar, gcsJar.toString()),
                     "--add-modules", "dev.safetensors.gcs",
                     "-cp", googleJars,
-                    "-m", "probe/probe.Probe", "gs://emu/models/m.safetensors"))
+                    "-m", "probe/probe.Probe", "gs://emu/models/m.safetensors", "gs://emu/models/written.bin"))
                     .redirectErrorStream(true);
             child.environment().put("STORAGE_EMULATOR_HOST", "127.0.0.1:" + server.wireMock.port());
             Process process = child.start();
@@ -95,6 +111,8 @@ class ModulePathIT {
             assertTrue(process.waitFor(60, TimeUnit.SECONDS), output);
             assertEquals(0, process.exitValue(), output);
             assertTrue(output.contains("RESULT dev.safetensors.gcs automatic=true read=64 size=100"), output);
+            assertTrue(output.contains("WROTE dev.safetensors.gcs size=3"), output);
+            assertEquals(3, FakeGcsObjects.stored("emu", "models/written.bin").content().length);
         }
     }
 }
