@@ -20,7 +20,8 @@ import java.io.IOException;
  *       {@code ifGenerationMatch=0}, Azure {@code If-None-Match: *}) the commit uses it; a provider also checks
  *       before it uploads, so that a store that ignores the condition still refuses the common case;</li>
  *   <li><b>nothing billable left behind</b>: an upload aborted, closed without a commit, or failed removes what it
- *       staged (incomplete multipart uploads aborted, temporary files deleted);</li>
+ *       staged (incomplete multipart uploads aborted, temporary files deleted, a resumable session cancelled), or
+ *       leaves only what the store expires by itself and never lists (Azure's uncommitted blocks);</li>
  *   <li><b>bounded memory</b>: an upload holds at most {@link UploadOptions#parallelism()} x
  *       {@link UploadOptions#partSize()} bytes of its content, whatever the object's size;</li>
  *   <li><b>coded failures</b>: every failure is an {@link IOException} with an {@link ErrorCode}

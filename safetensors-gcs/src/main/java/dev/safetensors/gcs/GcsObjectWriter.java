@@ -46,7 +46,7 @@ import java.util.Objects;
  * Storage checks when the last part arrives) carries {@code ifGenerationMatch=0}, and Cloud Storage's 412 is
  * {@link ErrorCode#ALREADY_EXISTS}. The CRC32C of the bytes written is sent with the final request
  * ({@code x-goog-hash: crc32c=BASE64}) and compared with the {@code crc32c} of the object resource answered; a
- * difference is {@link ErrorCode#SHA256_MISMATCH} (a size difference {@link ErrorCode#SIZE_MISMATCH}), and an object
+ * difference is {@link ErrorCode#CHECKSUM_MISMATCH} (a size difference {@link ErrorCode#SIZE_MISMATCH}), and an object
  * the upload created is then deleted, by its generation. {@link dev.safetensors.spi.WrittenObject#checksum()} is
  * {@code crc32c:BASE64}.
  *

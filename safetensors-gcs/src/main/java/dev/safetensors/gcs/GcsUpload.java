@@ -174,7 +174,7 @@ final class GcsUpload implements ObjectUpload {
             }
         }
         StorageException mismatch = sameSize
-                ? new StorageException(ErrorCode.SHA256_MISMATCH, location.display(), "Cloud Storage holds an object"
+                ? new StorageException(ErrorCode.CHECKSUM_MISMATCH, location.display(), "Cloud Storage holds an object"
                         + " with CRC32C " + (held == null ? "(none stated)" : "'" + held + "'") + " where the bytes"
                         + " written have '" + crc32c + "'" + left)
                 : new StorageException(ErrorCode.SIZE_MISMATCH, location.display(), "Cloud Storage holds "

@@ -216,7 +216,7 @@ class GcsObjectWriterRequestsTest {
         stubAStoredObjectWithAnotherCrc32c();
         StorageException mismatch = assertThrows(StorageException.class,
                 () -> write(UploadOptions.DEFAULT, new byte[] {1, 2, 3, 4, 5}));
-        assertEquals(ErrorCode.SHA256_MISMATCH, mismatch.code());
+        assertEquals(ErrorCode.CHECKSUM_MISMATCH, mismatch.code());
         assertTrue(mismatch.getMessage().contains(location.display()) && mismatch.getMessage().contains("deleted"),
                 mismatch.getMessage());
         assertEquals(List.of("GET metadata", "POST media if absent", "DELETE object ifGenerationMatch=42"),
@@ -228,7 +228,7 @@ class GcsObjectWriterRequestsTest {
         stubAStoredObjectWithAnotherCrc32c();
         StorageException mismatch = assertThrows(StorageException.class,
                 () -> write(UploadOptions.DEFAULT.withOverwrite(true), new byte[] {1, 2, 3, 4, 5}));
-        assertEquals(ErrorCode.SHA256_MISMATCH, mismatch.code());
+        assertEquals(ErrorCode.CHECKSUM_MISMATCH, mismatch.code());
         assertTrue(mismatch.getMessage().contains("left as it is"), mismatch.getMessage());
         assertEquals(List.of("POST media"), exchanges());
     }
