@@ -151,6 +151,38 @@ class LauncherIT {
     }
 
     @Test
+    void reshardWritesIntoS3ThroughTheBackendsLayer() throws IOException {
+        Path index = Fixtures.twoShards(dir.resolve("local"));
+        try (LoopbackS3 s3 = LoopbackS3.inMemory()) {
+            s3.put("bkt", "placeholder", new byte[0]);
+            Map<String, String> env = new java.util.HashMap<>(awsOnly(s3));
+            env.remove("AWS_ENDPOINT_URL");
+            Cli.Run run = Cli.run(env, "reshard", index.toString(), "--out", "s3://bkt/out/", "--single",
+                    "--s3-endpoint", s3.endpoint().toString(), "--s3-path-style").exits(0);
+            assertTrue(run.out().contains("wrote s3://bkt/out/model.safetensors"), run.describe());
+            assertEquals(List.of("put out/model.safetensors"), s3.mutations("bkt"), run.describe());
+            Cli.run(env, "reshard", index.toString(), "--out", "s3://bkt/out/", "--single", "--s3-endpoint",
+                    s3.endpoint().toString(), "--s3-path-style").exits(3);
+        }
+    }
+
+    @Test
+    void reshardWritesIntoAzureThroughTheBackendsLayer() throws IOException {
+        Azurite azurite = Azurite.shared();
+        azurite.put("launcherout", "placeholder", new byte[0]);
+        Path index = Fixtures.twoShards(dir.resolve("local-az"));
+        Map<String, String> env = Map.of("AZURE_STORAGE_ACCOUNT", Azurite.ACCOUNT, "AZURE_STORAGE_KEY", Azurite.KEY,
+                "AZURE_STORAGE_BLOB_ENDPOINT", azurite.endpoint());
+        Cli.Run run = Cli.run(env, "reshard", "--json", index.toString(), "--out", "az://launcherout/m/",
+                "--max-shard-size", "1B").exits(0);
+        List<String> outputs = run.jsonLines().stream().filter(n -> n.has("output"))
+                .map(n -> n.get("output").asString()).toList();
+        assertEquals("az://launcherout/m/model.safetensors.index.json", outputs.get(outputs.size() - 1),
+                run.describe());
+        Cli.run(env, "validate", "az://launcherout/m/model.safetensors.index.json").exits(0);
+    }
+
+    @Test
     void azLocationsFromStandardInputAreValid() throws IOException {
         Azurite azurite = Azurite.shared();
         azurite.put("launcher", "x.safetensors", Fixtures.small().build());
