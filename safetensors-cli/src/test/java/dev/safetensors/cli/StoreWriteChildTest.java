@@ -80,7 +80,9 @@ class StoreWriteChildTest {
             List<String> expected = new ArrayList<>();
             shards.forEach(s -> expected.add("complete out/" + s));
             expected.add("put out/model.safetensors.index.json");
-            assertEquals(expected, s3.mutations("bench"), "every shard completed before the index was put");
+            // jclouds' filesystem store completes a multipart upload through a blob of its own, named by a UUID
+            assertEquals(expected, s3.mutations("bench").stream().filter(m -> m.contains(" out/")).toList(),
+                    "every shard completed before the index was put");
             // each shard: 512 MiB of tensors and its header, so 64 full parts and one short part
             long partsPerShard = (2 * TENSOR_BYTES) / PART + 1;
             assertEquals(4 * partsPerShard, asked.get("uploadMultipartPart"), asked.toString());
