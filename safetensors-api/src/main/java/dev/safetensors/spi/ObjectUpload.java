@@ -12,6 +12,10 @@ import java.nio.channels.WritableByteChannel;
  * was. Not thread-safe: one caller writes, commits, and always closes; the implementation may upload parts in
  * parallel behind it.
  *
+ * <p>Implementations extend {@link AbstractObjectUpload}, which keeps this state machine (closed after a commit,
+ * an abort or a failure, the commit once, the abort idempotent and removing what was staged exactly once) the same
+ * for every store; they supply appending, publishing and discarding.
+ *
  * <pre>{@code
  * try (ObjectUpload upload = provider.create(location, UploadOptions.DEFAULT)) {
  *     upload.write(ByteBuffer.wrap(bytes));

@@ -28,7 +28,8 @@ import java.io.IOException;
  *       ({@link ErrorCode#of(Throwable)}) that names the object by {@link Location#display()}, never by its text.</li>
  * </ul>
  *
- * <p>Implementations are thread-safe and have a public no-argument constructor.
+ * <p>Implementations are thread-safe and have a public no-argument constructor. Their uploads extend
+ * {@link AbstractObjectUpload}, so that only the store's requests differ from one backend to another.
  */
 public interface ObjectWriterProvider {
 

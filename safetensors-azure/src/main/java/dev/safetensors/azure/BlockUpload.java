@@ -3,13 +3,13 @@ package dev.safetensors.azure;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.AbstractObjectUpload;
 import dev.safetensors.spi.ObjectUpload;
 import dev.safetensors.spi.UploadOptions;
 import dev.safetensors.spi.WrittenObject;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -41,7 +41,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * listings, drops them when another commit of the blob happens, and after seven days in any case. Not thread-safe,
  * as {@link ObjectUpload} says.
  */
-final class BlockUpload implements ObjectUpload {
+final class BlockUpload extends AbstractObjectUpload {
     /** The most blocks one blob may have. */
     static final int MAX_BLOCKS = 50_000;
     private static final int UPLOAD_ID_BYTES = 16;
@@ -59,9 +59,6 @@ final class BlockUpload implements ObjectUpload {
     private ThreadPoolExecutor executor;
     private byte[] buffer;
     private int filled;
-    private long written;
-    private boolean open = true;
-    private boolean committed;
 
     BlockUpload(Location location, BlobRequests blob, UploadOptions options) {
         this.location = location;
@@ -72,37 +69,16 @@ final class BlockUpload implements ObjectUpload {
     }
 
     @Override
-    public int write(ByteBuffer src) throws IOException {
-        if (!open) {
-            throw new ClosedChannelException();
-        }
-        int n = src.remaining();
-        try {
-            while (src.hasRemaining()) {
-                if (filled == options.partSize()) {
-                    stageBlock();
-                }
-                int take = Math.min(src.remaining(), options.partSize() - filled);
-                reserve(take);
-                src.get(buffer, filled, take);
-                filled += take;
+    protected void append(ByteBuffer src) throws IOException {
+        while (src.hasRemaining()) {
+            if (filled == options.partSize()) {
+                stageBlock();
             }
-        } catch (IOException e) {
-            abort();
-            throw e;
+            int take = Math.min(src.remaining(), options.partSize() - filled);
+            reserve(take);
+            src.get(buffer, filled, take);
+            filled += take;
         }
-        written += n;
-        return n;
-    }
-
-    @Override
-    public long written() {
-        return written;
-    }
-
-    @Override
-    public boolean isOpen() {
-        return open;
     }
 
     /**
@@ -111,52 +87,33 @@ final class BlockUpload implements ObjectUpload {
      *         (each block's was checked)
      */
     @Override
-    public WrittenObject commit() throws IOException {
-        if (!open) {
-            throw new ClosedChannelException();
-        }
-        try {
-            Optional<String> checksum;
-            if (blockIds.isEmpty()) {
-                checksum = blob.putBlob(buffer == null ? new byte[0] : buffer, filled, options.overwrite())
-                        .map(md5 -> "md5:" + md5);
-            } else {
-                if (filled > 0) {
-                    stageBlock();
-                }
-                awaitBlocks();
-                blob.putBlockList(blockIds, options.overwrite());
-                checksum = Optional.empty();
+    protected WrittenObject publish() throws IOException {
+        Optional<String> checksum;
+        if (blockIds.isEmpty()) {
+            checksum = blob.putBlob(buffer == null ? new byte[0] : buffer, filled, options.overwrite())
+                    .map(md5 -> "md5:" + md5);
+        } else {
+            if (filled > 0) {
+                stageBlock();
             }
-            committed = true;
-            stop();
-            return new WrittenObject(location, written, checksum);
-        } catch (IOException e) {
-            abort();
-            throw e;
+            awaitBlocks();
+            blob.putBlockList(blockIds, options.overwrite());
+            checksum = Optional.empty();
         }
+        buffer = null;
+        if (executor != null) {
+            // every block was answered: the threads end without an interrupt
+            executor.shutdown();
+        }
+        return new WrittenObject(location, written(), checksum);
     }
 
     /** Stops the upload: blocks not yet sent are dropped, those in flight interrupted; uncommitted blocks expire. */
     @Override
-    public void abort() {
-        stop();
-    }
-
-    @Override
-    public void close() {
-        stop();
-    }
-
-    private void stop() {
-        open = false;
+    protected void discard() {
         buffer = null;
         if (executor != null) {
-            if (committed) {
-                executor.shutdown();
-            } else {
-                executor.shutdownNow();
-            }
+            executor.shutdownNow();
         }
     }
 

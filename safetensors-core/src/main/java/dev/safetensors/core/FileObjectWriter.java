@@ -5,6 +5,7 @@ import dev.safetensors.Location;
 import dev.safetensors.SafetensorsException;
 import dev.safetensors.StorageException;
 import dev.safetensors.core.internal.write.TempFileJanitor;
+import dev.safetensors.spi.AbstractObjectUpload;
 import dev.safetensors.spi.ObjectUpload;
 import dev.safetensors.spi.ObjectWriterProvider;
 import dev.safetensors.spi.UploadOptions;
@@ -12,7 +13,6 @@ import dev.safetensors.spi.WrittenObject;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -51,16 +51,13 @@ public final class FileObjectWriter implements ObjectWriterProvider {
         try {
             return new FileUpload(object, AtomicFile.create(path, options.overwrite(), TempFileJanitor.JVM), created);
         } catch (IOException e) {
-            throw abandoned(object, created, e);
+            OutputFolder.removeIfEmpty(created);
+            throw coded(object, e);
         }
     }
 
-    /**
-     * @return the failure of an upload that will not commit, once the folders made for it are removed: a coded
-     *         refusal as it is, any other failure as {@link ErrorCode#WRITE_FAILED} naming the object
-     */
-    private static IOException abandoned(Location object, List<Path> created, IOException e) {
-        OutputFolder.removeIfEmpty(created);
+    /** @return a coded refusal as it is, any other failure as {@link ErrorCode#WRITE_FAILED} naming the object */
+    private static IOException coded(Location object, IOException e) {
         return e instanceof SafetensorsException ? e : BlockCopy.writeFailed(object.display(), e);
     }
 
@@ -87,13 +84,10 @@ public final class FileObjectWriter implements ObjectWriterProvider {
     }
 
     /** One file being written: the temporary file's channel, renamed on commit. */
-    private static final class FileUpload implements ObjectUpload {
+    private static final class FileUpload extends AbstractObjectUpload {
         private final Location location;
         private final AtomicFile file;
         private final List<Path> created;
-        private long written;
-        private boolean open = true;
-        private boolean committed;
 
         FileUpload(Location location, AtomicFile file, List<Path> created) {
             this.location = location;
@@ -102,49 +96,21 @@ public final class FileObjectWriter implements ObjectWriterProvider {
         }
 
         @Override
-        public int write(ByteBuffer src) throws IOException {
-            if (!open) {
-                throw new ClosedChannelException();
+        protected void append(ByteBuffer src) throws IOException {
+            while (src.hasRemaining()) {
+                file.channel().write(src);
             }
-            int n = src.remaining();
-            try {
-                while (src.hasRemaining()) {
-                    file.channel().write(src);
-                }
-            } catch (IOException e) {
-                abort();
-                throw BlockCopy.writeFailed(location.display(), e);
-            }
-            written += n;
-            return n;
         }
 
         @Override
-        public long written() {
-            return written;
+        protected WrittenObject publish() throws IOException {
+            file.commit();
+            return new WrittenObject(location, written(), Optional.empty());
         }
 
+        /** Deletes the temporary file (a failed commit already did) and the folders made for it. */
         @Override
-        public WrittenObject commit() throws IOException {
-            if (!open) {
-                throw new ClosedChannelException();
-            }
-            open = false;
-            try {
-                file.commit();
-            } catch (IOException e) {
-                throw abandoned(location, created, e);
-            }
-            committed = true;
-            return new WrittenObject(location, written, Optional.empty());
-        }
-
-        @Override
-        public void abort() throws IOException {
-            open = false;
-            if (committed) {
-                return;
-            }
+        protected void discard() throws IOException {
             try {
                 file.close();
             } finally {
@@ -153,13 +119,8 @@ public final class FileObjectWriter implements ObjectWriterProvider {
         }
 
         @Override
-        public boolean isOpen() {
-            return open;
-        }
-
-        @Override
-        public void close() throws IOException {
-            abort();
+        protected IOException coded(IOException failure) {
+            return FileObjectWriter.coded(location, failure);
         }
     }
 }

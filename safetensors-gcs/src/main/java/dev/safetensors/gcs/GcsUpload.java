@@ -5,6 +5,7 @@ import com.google.api.services.storage.model.StorageObject;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.AbstractObjectUpload;
 import dev.safetensors.spi.ObjectUpload;
 import dev.safetensors.spi.UploadOptions;
 import dev.safetensors.spi.WrittenObject;
@@ -12,7 +13,6 @@ import dev.safetensors.spi.WrittenObject;
 import java.io.IOException;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.util.Base64;
 import java.util.Optional;
 import java.util.zip.CRC32C;
@@ -25,7 +25,7 @@ import java.util.zip.CRC32C;
  * final request and compared with the one in the object resource Cloud Storage answers. Not thread-safe, as
  * {@link ObjectUpload} allows.
  */
-final class GcsUpload implements ObjectUpload {
+final class GcsUpload extends AbstractObjectUpload {
     /** A resumable upload's chunks but the last are multiples of 256 KiB (Cloud Storage's rule). */
     private static final int CHUNK_GRANULE = 256 << 10;
     private static final int FIRST_CAPACITY = 64 << 10;
@@ -38,10 +38,7 @@ final class GcsUpload implements ObjectUpload {
     private final CRC32C crc = new CRC32C();
     private byte[] buffer;
     private int filled;
-    private long written;
     private ResumableSession session;
-    private boolean open = true;
-    private boolean committed;
 
     GcsUpload(ObjectRequests requests, GcsUri object, Location location, UploadOptions options) {
         this.requests = requests;
@@ -63,75 +60,41 @@ final class GcsUpload implements ObjectUpload {
     }
 
     @Override
-    public int write(ByteBuffer src) throws IOException {
-        if (!open) {
-            throw new ClosedChannelException();
-        }
-        int n = src.remaining();
-        try {
-            while (src.hasRemaining()) {
-                if (filled == chunkSize) {
-                    sendChunk();
-                }
-                int take = Math.min(src.remaining(), chunkSize - filled);
-                ensureCapacity(filled + take);
-                src.get(buffer, filled, take);
-                crc.update(buffer, filled, take);
-                filled += take;
+    protected void append(ByteBuffer src) throws IOException {
+        while (src.hasRemaining()) {
+            if (filled == chunkSize) {
+                sendChunk();
             }
-        } catch (IOException e) {
-            throw abandoned(e);
+            int take = Math.min(src.remaining(), chunkSize - filled);
+            ensureCapacity(filled + take);
+            src.get(buffer, filled, take);
+            crc.update(buffer, filled, take);
+            filled += take;
         }
-        written += n;
-        return n;
     }
 
     @Override
-    public long written() {
-        return written;
-    }
-
-    @Override
-    public WrittenObject commit() throws IOException {
-        if (!open) {
-            throw new ClosedChannelException();
-        }
-        open = false;
+    protected WrittenObject publish() throws IOException {
         String crc32c = crc32c();
-        try {
-            StorageObject stored = session == null
-                    ? requests.uploadWhole(object, location.display(), buffer, filled, !overwrite, crc32c)
-                    : session.send(buffer, filled, true, crc32c);
-            session = null;
-            buffer = null;
-            verify(stored, crc32c);
-        } catch (IOException e) {
-            throw abandoned(e);
-        }
-        committed = true;
-        return new WrittenObject(location, written, Optional.of("crc32c:" + crc32c));
+        StorageObject stored = session == null
+                ? requests.uploadWhole(object, location.display(), buffer, filled, !overwrite, crc32c)
+                : session.send(buffer, filled, true, crc32c);
+        session = null;
+        buffer = null;
+        verify(stored, crc32c);
+        return new WrittenObject(location, written(), Optional.of("crc32c:" + crc32c));
     }
 
+    /** Cancels the resumable session, if one was started and has not finished. */
     @Override
-    public void abort() throws IOException {
-        open = false;
+    protected void discard() throws IOException {
         buffer = null;
-        if (committed || session == null) {
+        if (session == null) {
             return;
         }
         ResumableSession cancelled = session;
         session = null;
         cancelled.cancel();
-    }
-
-    @Override
-    public boolean isOpen() {
-        return open;
-    }
-
-    @Override
-    public void close() throws IOException {
-        abort();
     }
 
     private void sendChunk() throws IOException {
@@ -158,7 +121,7 @@ final class GcsUpload implements ObjectUpload {
     private void verify(StorageObject stored, String crc32c) throws IOException {
         BigInteger size = stored == null ? null : stored.getSize();
         String held = stored == null ? null : stored.getCrc32c();
-        boolean sameSize = size != null && size.longValue() == written;
+        boolean sameSize = size != null && size.longValue() == written();
         if (sameSize && crc32c.equals(held)) {
             return;
         }
@@ -178,22 +141,12 @@ final class GcsUpload implements ObjectUpload {
                         + " with CRC32C " + (held == null ? "(none stated)" : "'" + held + "'") + " where the bytes"
                         + " written have '" + crc32c + "'" + left)
                 : new StorageException(ErrorCode.SIZE_MISMATCH, location.display(), "Cloud Storage holds "
-                        + (size == null ? "an object of no stated size" : size + " bytes") + " where " + written
+                        + (size == null ? "an object of no stated size" : size + " bytes") + " where " + written()
                         + " were written" + left);
         if (cleanup != null) {
             mismatch.addSuppressed(cleanup);
         }
         throw mismatch;
-    }
-
-    /** Removes what the upload staged after a failure, which stays the failure reported. */
-    private IOException abandoned(IOException failure) {
-        try {
-            abort();
-        } catch (IOException e) {
-            failure.addSuppressed(e);
-        }
-        return failure;
     }
 
     private String crc32c() {

@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
 import dev.safetensors.Location;
 import dev.safetensors.StorageException;
+import dev.safetensors.spi.AbstractObjectUpload;
 import dev.safetensors.spi.ObjectUpload;
 import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.spi.UploadOptions;
@@ -22,7 +23,6 @@ import software.amazon.awssdk.services.s3.model.UploadPartResponse;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -46,7 +46,7 @@ import java.util.zip.CRC32C;
  * part's, and the object's, full-object or composite) is compared with it before the part or the object counts as
  * written. Not thread-safe, as {@link ObjectUpload} says; the part uploads behind it are.
  */
-final class S3Upload implements ObjectUpload {
+final class S3Upload extends AbstractObjectUpload {
     /** S3's most parts in one upload. */
     static final int MAX_PARTS = 10_000;
     /** How long a part thread waits for another part before it ends. */
@@ -63,9 +63,6 @@ final class S3Upload implements ObjectUpload {
     private final List<Future<SentPart>> parts = new ArrayList<>();
 
     private PartBuffer current;
-    private long written;
-    private boolean open = true;
-    private boolean finished;
     private String uploadId;
     private ThreadPoolExecutor pool;
     /** The first part upload that failed, seen by the writing thread at its next write or commit. */
@@ -86,35 +83,20 @@ final class S3Upload implements ObjectUpload {
     }
 
     @Override
-    public int write(ByteBuffer src) throws IOException {
-        if (!open) {
-            throw new ClosedChannelException();
-        }
-        int n = src.remaining();
-        try {
-            while (src.hasRemaining()) {
-                if (current == null) {
-                    current = nextBuffer();
-                } else if (current.isFull()) {
-                    // sent only once more bytes come: an object that ends here is still one PutObject
-                    send(current);
-                    current = null;
-                } else {
-                    ByteBuffer taken = src.duplicate();
-                    taken.limit(taken.position() + current.fill(src));
-                    whole.update(taken);
-                }
+    protected void append(ByteBuffer src) throws IOException {
+        while (src.hasRemaining()) {
+            if (current == null) {
+                current = nextBuffer();
+            } else if (current.isFull()) {
+                // sent only once more bytes come: an object that ends here is still one PutObject
+                send(current);
+                current = null;
+            } else {
+                ByteBuffer taken = src.duplicate();
+                taken.limit(taken.position() + current.fill(src));
+                whole.update(taken);
             }
-        } catch (IOException e) {
-            throw failed(e);
         }
-        written += n;
-        return n;
-    }
-
-    @Override
-    public long written() {
-        return written;
     }
 
     /**
@@ -123,29 +105,17 @@ final class S3Upload implements ObjectUpload {
      *         the parts' CRC32C values); empty if the store reported none
      */
     @Override
-    public WrittenObject commit() throws IOException {
-        if (!open) {
-            throw new ClosedChannelException();
-        }
-        open = false;
+    protected WrittenObject publish() throws IOException {
         try {
-            WrittenObject object = uploadId == null ? putWhole() : completeParts();
-            finished = true;
-            return object;
-        } catch (IOException e) {
-            throw failed(e);
+            return uploadId == null ? putWhole() : completeParts();
         } finally {
             stopPool();
         }
     }
 
+    /** Waits for the parts in flight, then aborts the multipart upload if one was created and not completed. */
     @Override
-    public void abort() throws IOException {
-        open = false;
-        if (finished) {
-            return;
-        }
-        finished = true;
+    protected void discard() throws IOException {
         current = null;
         // a part still uploading when the abort is sent could stay behind it, billed: the abort waits for it
         for (Future<SentPart> part : parts) {
@@ -166,14 +136,12 @@ final class S3Upload implements ObjectUpload {
         }
     }
 
+    /** @return the failure, coded and naming the object */
     @Override
-    public boolean isOpen() {
-        return open;
-    }
-
-    @Override
-    public void close() throws IOException {
-        abort();
+    protected IOException coded(IOException e) {
+        return e instanceof ErrorCoded ? e : e instanceof InterruptedIOException
+                ? new StorageException(ErrorCode.INTERRUPTED, name, "the upload was interrupted", e)
+                : new StorageException(ErrorCode.WRITE_FAILED, name, "the upload failed: " + e, e);
     }
 
     /** @return a new part to fill, once one of the parallelism permits is free */
@@ -258,7 +226,7 @@ final class S3Upload implements ObjectUpload {
                 : RequestBody.fromContentProvider(part::stream, part.length(), "application/octet-stream");
         PutObjectResponse response = S3Request.call(policy, name, "PutObject", config -> {
             PutObjectRequest.Builder request = PutObjectRequest.builder().bucket(target.bucket()).key(target.key())
-                    .contentLength(written).checksumCRC32C(expected).overrideConfiguration(config);
+                    .contentLength(written()).checksumCRC32C(expected).overrideConfiguration(config);
             if (!options.overwrite()) {
                 request.ifNoneMatch("*");
             }
@@ -316,11 +284,11 @@ final class S3Upload implements ObjectUpload {
      */
     private WrittenObject verified(String reported, String expected, String composite) throws IOException {
         if (reported == null) {
-            return new WrittenObject(location, written, Optional.empty());
+            return new WrittenObject(location, written(), Optional.empty());
         }
         boolean compositeForm = reported.contains("-");
         if (reported.equals(compositeForm ? composite : expected)) {
-            return new WrittenObject(location, written, Optional.of("crc32c:" + reported));
+            return new WrittenObject(location, written(), Optional.of("crc32c:" + reported));
         }
         StorageException mismatch = mismatch("the object", reported, compositeForm ? composite : expected);
         try {
@@ -369,20 +337,6 @@ final class S3Upload implements ObjectUpload {
         if (failure != null) {
             throw failure;
         }
-    }
-
-    /** @return the failure, coded and naming the object, once what the upload staged is aborted */
-    private IOException failed(IOException e) {
-        open = false;
-        IOException coded = e instanceof ErrorCoded ? e : e instanceof InterruptedIOException
-                ? new StorageException(ErrorCode.INTERRUPTED, name, "the upload was interrupted", e)
-                : new StorageException(ErrorCode.WRITE_FAILED, name, "the upload failed: " + e, e);
-        try {
-            abort();
-        } catch (IOException abortFailure) {
-            coded.addSuppressed(abortFailure);
-        }
-        return coded;
     }
 
     private void stopPool() {
