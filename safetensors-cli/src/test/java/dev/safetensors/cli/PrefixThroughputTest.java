@@ -31,7 +31,7 @@ class PrefixThroughputTest {
         for (int i = 0; i < 200; i++) {
             s3.put(BUCKET, String.format("few/m%04d.safetensors", i), file);
         }
-        try (DelayingProxy slow = new DelayingProxy(s3.port(), Duration.ofMillis(DELAY_MILLIS), TimeSource.SYSTEM)) {
+        try (ShapingProxy slow = ShapingProxy.delaying(s3.port(), Duration.ofMillis(DELAY_MILLIS), TimeSource.SYSTEM)) {
             String endpoint = "http://127.0.0.1:" + slow.port();
             double many = run(endpoint, "s3://" + BUCKET + "/many/", 16, 2_000);
             double few = run(endpoint, "s3://" + BUCKET + "/few/", 1, 200);

@@ -42,7 +42,7 @@ class UploadThroughputTest {
         s3.put("throughput", "placeholder", new byte[0]);
         StringBuilder report = new StringBuilder("UPLOAD THROUGHPUT (" + (BYTES >> 20) + " MiB, cap "
                 + (CAP >> 20) + " MiB/s per connection, 8 MiB parts):");
-        try (ThrottlingProxy proxy = new ThrottlingProxy(s3.port(), CAP, TimeSource.SYSTEM);
+        try (ShapingProxy proxy = ShapingProxy.throttling(s3.port(), CAP, TimeSource.SYSTEM);
              S3Client client = S3ClientOptions.DEFAULT.withEndpoint(URI.create("http://127.0.0.1:" + proxy.port()))
                      .withPathStyle(true).clientBuilder().region(Region.US_EAST_1)
                      .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create(
