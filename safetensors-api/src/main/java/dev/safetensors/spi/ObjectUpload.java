@@ -27,8 +27,7 @@ public interface ObjectUpload extends WritableByteChannel {
 
     /**
      * Appends the remaining bytes of {@code src}, all of them: on return {@code src} has none left. May block while
-     * earlier parts upload, so that memory stays within {@link UploadOptions#parallelism()} x
-     * {@link UploadOptions#partSize()}.
+     * earlier parts upload, so that memory stays within {@link UploadOptions#maxBufferedBytes()}.
      *
      * @param src the bytes
      * @return how many were appended

@@ -22,8 +22,8 @@ import java.io.IOException;
  *   <li><b>nothing billable left behind</b>: an upload aborted, closed without a commit, or failed removes what it
  *       staged (incomplete multipart uploads aborted, temporary files deleted, a resumable session cancelled), or
  *       leaves only what the store expires by itself and never lists (Azure's uncommitted blocks);</li>
- *   <li><b>bounded memory</b>: an upload holds at most {@link UploadOptions#parallelism()} x
- *       {@link UploadOptions#partSize()} bytes of its content, whatever the object's size;</li>
+ *   <li><b>bounded memory</b>: an upload holds at most {@link UploadOptions#maxBufferedBytes()} bytes of its
+ *       content ({@code parallelism} parts in flight and the one being filled), whatever the object's size;</li>
  *   <li><b>coded failures</b>: every failure is an {@link IOException} with an {@link ErrorCode}
  *       ({@link ErrorCode#of(Throwable)}) that names the object by {@link Location#display()}, never by its text.</li>
  * </ul>

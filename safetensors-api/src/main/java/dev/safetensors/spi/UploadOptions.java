@@ -3,7 +3,7 @@ package dev.safetensors.spi;
 /**
  * How an {@link ObjectUpload} writes: whether it may replace an existing object, how large the object is expected
  * to be, and how it is cut into parts uploaded side by side. The memory an upload holds is at most
- * {@code parallelism x partSize}, whatever the object's size. Immutable.
+ * {@link #maxBufferedBytes()}, {@code (parallelism + 1) x partSize}, whatever the object's size. Immutable.
  *
  * @param overwrite   whether an existing object may be replaced; without it the upload is a conditional create
  * @param sizeHint    the object's expected size in bytes, or {@value #UNKNOWN_SIZE} when unknown: a provider may
@@ -81,8 +81,12 @@ public record UploadOptions(boolean overwrite, long sizeHint, int partSize, int 
         return new UploadOptions(overwrite, sizeHint, partSize, parallelism);
     }
 
-    /** @return the most bytes of content an upload with these options holds at once */
+    /**
+     * @return the most bytes of content an upload with these options holds at once: {@code (parallelism + 1) x
+     *         partSize}, the parts in flight and the one being filled, so that {@code parallelism} parts upload side
+     *         by side while the next fills
+     */
     public long maxBufferedBytes() {
-        return (long) partSize * parallelism;
+        return (long) partSize * (parallelism + 1);
     }
 }

@@ -29,10 +29,10 @@ import java.util.concurrent.atomic.AtomicReference;
  * a larger one is a Put Block per part, up to {@link UploadOptions#parallelism()} of them in flight, and a Put Block
  * List at commit. Both commits are conditional ({@code If-None-Match: *}) unless overwriting is allowed.
  *
- * <p>Memory: a buffer being filled and a block in flight each hold one of {@code parallelism} permits, so the
- * upload holds at most {@code parallelism x partSize} bytes, and {@link #write} blocks while all are taken. The
- * executor has {@code parallelism} threads and a queue that the permits keep from ever holding more than
- * {@code parallelism} tasks.
+ * <p>Memory: a buffer being filled and a block in flight each hold one of {@code parallelism + 1} permits, so
+ * {@code parallelism} blocks upload while the next one fills, the upload holds at most
+ * {@link UploadOptions#maxBufferedBytes()}, and {@link #write} blocks while all are taken. The executor has
+ * {@code parallelism} threads and a queue with room for every permit: a block not yet started holds one.
  *
  * <p>Block ids are the base64 of 16 random bytes, the same for every block of this upload, and the block's index:
  * all of one length, as Azure requires of one blob's blocks, and never those of another writer of the same blob.
@@ -64,7 +64,7 @@ final class BlockUpload extends AbstractObjectUpload {
         this.location = location;
         this.blob = blob;
         this.options = options;
-        this.permits = new Semaphore(options.parallelism());
+        this.permits = new Semaphore(buffers(options));
         RANDOM.nextBytes(uploadId);
     }
 
@@ -167,8 +167,8 @@ final class BlockUpload extends AbstractObjectUpload {
 
     /** Waits until every block sent is answered, then fails if one failed. */
     private void awaitBlocks() throws IOException {
-        acquire(options.parallelism());
-        permits.release(options.parallelism());
+        acquire(buffers(options));
+        permits.release(buffers(options));
         failIfABlockFailed();
     }
 
@@ -194,6 +194,11 @@ final class BlockUpload extends AbstractObjectUpload {
         return Base64.getEncoder().encodeToString(id.array());
     }
 
+    /** @return the buffers an upload may hold: one per block in flight, and the one being filled */
+    private static int buffers(UploadOptions options) {
+        return options.parallelism() + 1;
+    }
+
     private ThreadPoolExecutor executor() {
         if (executor == null) {
             int threads = options.parallelism();
@@ -202,8 +207,9 @@ final class BlockUpload extends AbstractObjectUpload {
                 t.setDaemon(true);
                 return t;
             };
+            // a block not yet started holds a permit, so the queue never needs more room than there are permits
             executor = new ThreadPoolExecutor(threads, threads, 10, TimeUnit.SECONDS,
-                    new ArrayBlockingQueue<>(threads), daemons);
+                    new ArrayBlockingQueue<>(buffers(options)), daemons);
             executor.allowCoreThreadTimeOut(true);
         }
         return executor;

@@ -359,28 +359,32 @@ class AzureObjectWriterMisbehaviourTest {
                 .willReturn(refusal(412, "ConditionNotMet")));
         try (AzureObjectWriter writer = writer();
              ObjectUpload upload = writer.create(OBJECT, UploadOptions.DEFAULT.withParts(PART, 1))) {
-            // with one block in flight at most, the first block is answered before write returns
-            upload.write(ByteBuffer.wrap(new byte[PART * 2]));
+            // one block in flight and one filling at most: the third part waits for the first block's answer
+            upload.write(ByteBuffer.wrap(new byte[PART * 3]));
             String first = requests(anyRequestedFor(urlPathEqualTo(PATH)).withQueryParam("comp", equalTo("block")))
                     .get(0).queryParameter("blockid").firstValue();
-            byte[] second = Base64.getDecoder().decode(first);
-            second[second.length - 1] = 1; // the same upload, the next index
-            String committed = own ? first + "</Name><Size>1</Size></Block><Block><Name>"
-                    + Base64.getEncoder().encodeToString(second) : "b3RoZXI=";
+            StringBuilder ours = new StringBuilder(first);
+            for (int index = 1; index < 3; index++) {
+                byte[] next = Base64.getDecoder().decode(first);
+                next[next.length - 1] = (byte) index; // the same upload, the next index
+                ours.append("</Name><Size>1</Size></Block><Block><Name>")
+                        .append(Base64.getEncoder().encodeToString(next));
+            }
+            String committed = own ? ours.toString() : "b3RoZXI=";
             server.stubFor(get(urlPathEqualTo(PATH))
                     .withQueryParam("comp", equalTo("blocklist"))
                     .willReturn(aResponse().withStatus(200).withBody("<?xml version=\"1.0\" encoding=\"utf-8\"?>"
                             + "<BlockList><CommittedBlocks><Block><Name>" + committed
                             + "</Name><Size>1</Size></Block></CommittedBlocks></BlockList>")));
             if (own) {
-                assertEquals(PART * 2, upload.commit().size());
+                assertEquals(PART * 3, upload.commit().size());
             } else {
                 StorageException e = assertThrows(StorageException.class, upload::commit);
                 assertEquals(ErrorCode.ALREADY_EXISTS, e.code());
             }
         }
-        assertEquals(List.of("HEAD", "PUT block", "PUT block", "PUT blocklist", "PUT blocklist", "GET blocklist"),
-                sent());
+        assertEquals(List.of("HEAD", "PUT block", "PUT block", "PUT block", "PUT blocklist", "PUT blocklist",
+                "GET blocklist"), sent());
     }
 
     @ParameterizedTest

@@ -39,8 +39,9 @@ import java.util.zip.CRC32C;
  * {@code PutObject} if it commits within one part, and a multipart upload otherwise, created when the first part is
  * full and more bytes come, its parts uploaded by a pool of {@link UploadOptions#parallelism()} threads of its own.
  *
- * <p>Memory: each part being filled or uploaded holds one of {@code parallelism} permits, so {@link #write} blocks
- * while that many parts are in flight, and the upload holds at most {@code parallelism x partSize} bytes.
+ * <p>Memory: each part being filled or uploaded holds one of {@code parallelism + 1} permits, so {@code parallelism}
+ * parts upload while the next fills, {@link #write} blocks once all are taken, and the upload holds at most
+ * {@link UploadOptions#maxBufferedBytes()}.
  *
  * <p>Checksums: the CRC32C of each part and of the whole object is computed here and sent; what S3 reports back (the
  * part's, and the object's, full-object or composite) is compared with it before the part or the object counts as
@@ -79,7 +80,8 @@ final class S3Upload extends AbstractObjectUpload {
         this.location = location;
         this.name = location.display();
         this.options = options;
-        this.slots = new Semaphore(options.parallelism());
+        // one buffer per part in flight and the one being filled, so parallelism parts upload while the next fills
+        this.slots = new Semaphore(options.parallelism() + 1);
     }
 
     @Override
@@ -144,7 +146,7 @@ final class S3Upload extends AbstractObjectUpload {
                 : new StorageException(ErrorCode.WRITE_FAILED, name, "the upload failed: " + e, e);
     }
 
-    /** @return a new part to fill, once one of the parallelism permits is free */
+    /** @return a new part to fill, once one of the permits is free */
     private PartBuffer nextBuffer() throws IOException {
         rethrowPartFailure();
         try {
@@ -175,8 +177,8 @@ final class S3Upload extends AbstractObjectUpload {
             }
             pool = new ThreadPoolExecutor(options.parallelism(), options.parallelism(), IDLE_SECONDS,
                     TimeUnit.SECONDS,
-                    // never more than parallelism parts wait: each holds a permit
-                    new ArrayBlockingQueue<>(options.parallelism()), r -> {
+                    // a part not yet started holds a permit, so the queue never needs more room than the permits
+                    new ArrayBlockingQueue<>(options.parallelism() + 1), r -> {
                         Thread t = new Thread(r, "s3-upload-part " + name);
                         t.setDaemon(true);
                         return t;

@@ -125,8 +125,9 @@ class S3ObjectWriterWireMockTest {
                         1)));
         assertEquals(ErrorCode.SERVER_ERROR, failed.code());
         assertTrue(failed.getMessage().contains(OBJECT.display()), failed.getMessage());
+        // the last part may go beside the first, whose failure then aborts the upload
         assertEquals(List.of("HEAD", "POST uploads", "PUT part 1", "PUT part 1", "PUT part 1", "DELETE upload"),
-                described(), "three attempts, as the policy allows, then the abort");
+                withoutPart2(described()), "three attempts, as the policy allows, then the abort");
         assertEquals(2, s3.time.sleeps().size(), "the policy's backoff between attempts");
         assertNoSecret(failed);
     }
@@ -167,7 +168,12 @@ class S3ObjectWriterWireMockTest {
                 () -> write(bytes(UploadOptions.MIN_PART_SIZE + 1), SMALL_PARTS.withParts(UploadOptions.MIN_PART_SIZE,
                         1)));
         assertEquals(ErrorCode.CHECKSUM_MISMATCH, mismatch.code());
-        assertEquals(List.of("HEAD", "POST uploads", "PUT part 1", "DELETE upload"), described());
+        assertEquals(List.of("HEAD", "POST uploads", "PUT part 1", "DELETE upload"), withoutPart2(described()));
+    }
+
+    /** The requests without the second part's, which may be sent beside the first while the first fails. */
+    private static List<String> withoutPart2(List<String> requests) {
+        return requests.stream().filter(r -> !r.equals("PUT part 2")).toList();
     }
 
     @Test
