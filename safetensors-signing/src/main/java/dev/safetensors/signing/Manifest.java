@@ -16,7 +16,14 @@ import java.util.Objects;
  * @param resources     the files or shards with their digests, in listed order
  */
 public record Manifest(String modelName, Serialization serialization, List<Resource> resources) {
-    /** @throws NullPointerException if a component is {@code null} */
+    /**
+     * Checks that no component is {@code null}.
+     *
+     * @param modelName the subject name
+     * @param serialization how the resources were computed
+     * @param resources the resources, in listed order
+     * @throws NullPointerException if a component is {@code null}
+     */
     public Manifest {
         Objects.requireNonNull(modelName, "modelName");
         Objects.requireNonNull(serialization, "serialization");

@@ -9,7 +9,13 @@ import java.util.Objects;
  * @param size its length in bytes as listed
  */
 public record ModelFile(String path, long size) {
-    /** @throws IllegalArgumentException if the size is negative or the path empty */
+    /**
+     * Checks the path and the size.
+     *
+     * @param path the path relative to the model root
+     * @param size the length in bytes
+     * @throws IllegalArgumentException if the size is negative or the path empty
+     */
     public ModelFile {
         Objects.requireNonNull(path, "path");
         if (path.isEmpty() || size < 0) {

@@ -12,7 +12,14 @@ import java.util.Objects;
  * @param digest    the digest, lowercase hexadecimal
  */
 public record Resource(String name, String algorithm, String digest) {
-    /** @throws NullPointerException if a component is {@code null} */
+    /**
+     * Checks that no component is {@code null}.
+     *
+     * @param name the file's path, or {@code path:start:end} for a shard
+     * @param algorithm the digest algorithm
+     * @param digest the digest, lowercase hexadecimal
+     * @throws NullPointerException if a component is {@code null}
+     */
     public Resource {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(algorithm, "algorithm");

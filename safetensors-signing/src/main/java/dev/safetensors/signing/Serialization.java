@@ -48,6 +48,13 @@ public record Serialization(Method method, String hashType, long shardSize, bool
     public static final List<String> DEFAULT_IGNORE_PATHS = List.of(".git", ".gitattributes", ".github", ".gitignore");
 
     /**
+     * Checks that the parameters fit together.
+     *
+     * @param method        files or shards
+     * @param hashType      the digest algorithm's OMS name
+     * @param shardSize     the shard length for shards, 0 for files
+     * @param allowSymlinks whether symbolic links are followed
+     * @param ignorePaths   paths left out, relative to the model root
      * @throws IllegalArgumentException if {@code shardSize} does not fit {@code method}, or an ignore path is
      *                                  absolute, climbs with {@code ..} or is empty
      */

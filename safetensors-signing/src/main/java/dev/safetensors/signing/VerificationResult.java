@@ -14,7 +14,15 @@ import java.util.Objects;
  */
 public record VerificationResult(Manifest manifest, List<String> missing, List<String> extra,
                                  List<String> mismatched) {
-    /** @throws NullPointerException if a component is {@code null} */
+    /**
+     * Checks that no component is {@code null}.
+     *
+     * @param manifest the signed manifest
+     * @param missing files listed but absent
+     * @param extra files present but not listed
+     * @param mismatched files whose bytes differ
+     * @throws NullPointerException if a component is {@code null}
+     */
     public VerificationResult {
         Objects.requireNonNull(manifest, "manifest");
         missing = List.copyOf(missing);
