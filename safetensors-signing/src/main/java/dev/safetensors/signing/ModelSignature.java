@@ -1,9 +1,10 @@
 package dev.safetensors.signing;
 
+import dev.safetensors.core.AtomicFile;
+
 import java.io.IOException;
-import java.nio.file.Files;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.util.Objects;
 
 /** A signature made by {@link ModelSigner}: the Sigstore bundle JSON and the manifest it signs. Immutable. */
@@ -27,20 +28,19 @@ public final class ModelSignature {
     }
 
     /**
-     * Writes the bundle to a file, through a temporary file in the same folder so a reader never sees half a
-     * bundle.
+     * Writes the bundle to a file atomically (core's {@link AtomicFile}): a reader sees the old file or the whole
+     * bundle, never a part of it.
      *
      * @param file where to write it; replaced if it exists
      * @throws IOException if it cannot be written
      */
     public void writeTo(Path file) throws IOException {
-        Path target = file.toAbsolutePath();
-        Path temporary = Files.createTempFile(target.getParent(), ".model-signature", ".tmp");
-        try {
-            Files.write(temporary, bundle);
-            Files.move(temporary, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
-        } finally {
-            Files.deleteIfExists(temporary);
+        try (AtomicFile out = AtomicFile.replacing(file)) {
+            ByteBuffer bytes = ByteBuffer.wrap(bundle);
+            while (bytes.hasRemaining()) {
+                out.channel().write(bytes);
+            }
+            out.commit();
         }
     }
 }

@@ -12,12 +12,8 @@ import java.util.List;
 public final class Der {
     /** The universal tags used here. */
     public static final int INTEGER = 0x02;
-    /** BIT STRING. */
-    public static final int BIT_STRING = 0x03;
     /** OCTET STRING. */
     public static final int OCTET_STRING = 0x04;
-    /** OBJECT IDENTIFIER. */
-    public static final int OID = 0x06;
     /** SEQUENCE, constructed. */
     public static final int SEQUENCE = 0x30;
 

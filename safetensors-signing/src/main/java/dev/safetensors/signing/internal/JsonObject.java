@@ -48,11 +48,6 @@ public final class JsonObject {
         return value != null && value != Json.NULL;
     }
 
-    /** @return the property names, in document order */
-    public java.util.Set<String> names() {
-        return fields.keySet();
-    }
-
     /**
      * @param name a property name
      * @return the nested object
