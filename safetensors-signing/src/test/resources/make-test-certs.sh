@@ -9,6 +9,7 @@
 #   no-sign       P-256 leaf issued by int-ca whose key usage forbids signing (keyAgreement only)
 #   other-ca      P-256, self-signed, trusted by nobody
 #   other-signer  P-256 leaf issued by other-ca
+#   self-signed   P-256, self-signed signing certificate (keyUsage digitalSignature), its own trust anchor
 set -eu
 cd "$(dirname "$0")/pki"
 days=36500
@@ -51,6 +52,10 @@ openssl req -new -x509 -key other-ca-key.pem -subj "/CN=safetensors-signing untr
     -addext "basicConstraints=critical,CA:TRUE" -addext "keyUsage=critical,keyCertSign" -out other-ca.pem
 leaf other-signer other-ca "safetensors-signing untrusted signer" "basicConstraints=CA:FALSE
 keyUsage=critical,digitalSignature"
+
+key self-signed P-256
+openssl req -new -x509 -key self-signed-key.pem -subj "/CN=safetensors-signing self-signed signer" -days $days \
+    -addext "basicConstraints=critical,CA:FALSE" -addext "keyUsage=critical,digitalSignature" -out self-signed.pem
 
 openssl pkey -in signer-key.pem -pubout -out signer-pub.pem
 rm -f ./*.csr ./*.srl ext.cnf root-ca-key.pem other-ca-key.pem int-ca-key.pem

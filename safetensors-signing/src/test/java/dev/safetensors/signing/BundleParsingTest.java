@@ -51,6 +51,7 @@ class BundleParsingTest {
                 .getBytes(StandardCharsets.ISO_8859_1);
         assertEquals(Reason.INVALID_BUNDLE, refusal(latin1));
         assertEquals(Reason.INVALID_BUNDLE, refusal(""));
+        assertEquals(Reason.INVALID_BUNDLE, refusal(json.substring(0, json.length() / 2)));
     }
 
     @Test

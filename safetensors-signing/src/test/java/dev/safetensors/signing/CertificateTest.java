@@ -106,4 +106,15 @@ class CertificateTest {
                 () -> ModelSigner.withCertificateChain(key("other-signer-key"), certificates("signer", "int-ca")));
         assertEquals(Reason.UNSUPPORTED_KEY, e.reason());
     }
+
+    @Test
+    void aSelfSignedSigningCertificateTrustedItselfVerifies() throws Exception {
+        Path model = TestSupport.model(dir);
+        Path signature = dir.resolve("model.sig");
+        ModelSigner.withCertificateChain(key("self-signed-key"), certificates("self-signed"))
+                .sign(model, signature, Serialization.files());
+        assertTrue(ModelVerifier.withTrustAnchors(certificates("self-signed")).verify(model, signature).matches());
+        assertEquals(Reason.UNTRUSTED_CERTIFICATE, assertThrows(SigningException.class,
+                () -> ModelVerifier.withTrustAnchors(certificates("root-ca")).verify(model, signature)).reason());
+    }
 }

@@ -153,4 +153,19 @@ class ReferenceQuirksTest {
         assertEquals(Reason.UNSUPPORTED_ALGORITHM, assertThrows(SigningException.class,
                 () -> verifier.verify(ModelFiles.of(model), bundle, List.of())).reason());
     }
+
+    @Test
+    void aStatementWithoutResourcesOrPredicateIsInvalid() throws Exception {
+        KeyPair keys = TestSupport.ecKeys("secp256r1");
+        ModelVerifier verifier = ModelVerifier.withPublicKey(keys.getPublic());
+        String files = "{\"allow_symlinks\": false, \"hash_type\": \"sha256\", \"method\": \"files\"}";
+        String empty = statement("m", subject(List.of()), files, List.of());
+        String noPredicate = "{\"_type\": \"https://in-toto.io/Statement/v1\", \"subject\": [{\"name\": \"m\", "
+                + "\"digest\": {\"sha256\": \"00\"}}], \"predicateType\": \"https://model_signing/signature/v1.0\"}";
+        for (String statement : List.of(empty, noPredicate)) {
+            byte[] bundle = bundle(keys, statement);
+            assertEquals(Reason.INVALID_STATEMENT, assertThrows(SigningException.class,
+                    () -> verifier.verifySignature(bundle)).reason(), statement);
+        }
+    }
 }

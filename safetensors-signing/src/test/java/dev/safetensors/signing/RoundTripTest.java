@@ -224,4 +224,31 @@ class RoundTripTest {
                 () -> ModelSigner.withKey(new KeyPair(b.getPublic(), a.getPrivate())));
         assertEquals(Reason.UNSUPPORTED_KEY, e.reason());
     }
+
+    @Test
+    void namesWithSpacesUnicodeAndDotsRoundTripAndHiddenFilesOtherThanGitAreSigned() throws Exception {
+        KeyPair keys = TestSupport.ecKeys("secp256r1");
+        Path model = dir.resolve("model");
+        TestSupport.write(model, "path with spaces/file (copy).bin", "a");
+        TestSupport.write(model, "\u6a21\u578b.bin", "b");
+        TestSupport.write(model, ".cache/weights.bin", "c");
+        TestSupport.write(model, ".env.example", "d");
+        TestSupport.write(model, ".github/ci.yml", "ignored");
+        TestSupport.write(model, "sub/.git", "only the root's .git is ignored");
+        Path signature = dir.resolve("model.sig");
+        ModelSignature signed = ModelSigner.withKey(keys).sign(model, signature, Serialization.files());
+        assertEquals(List.of(".cache/weights.bin", ".env.example", "path with spaces/file (copy).bin", "sub/.git",
+                "\u6a21\u578b.bin"), signed.manifest().resources().stream().map(Resource::name).toList());
+        assertTrue(ModelVerifier.withPublicKey(keys.getPublic()).verify(model, signature).matches());
+    }
+
+    @Test
+    void aSymbolicLinkLoopIsRefusedEvenWhenLinksAreAllowed() throws Exception {
+        Path model = TestSupport.model(dir);
+        Files.createSymbolicLink(model.resolve("weights/loop"), model);
+        SigningException e = assertThrows(SigningException.class, () -> ModelSigner.withKey(
+                TestSupport.ecKeys("secp256r1")).sign(ModelFiles.of(model), Serialization.files()
+                .withAllowSymlinks(true)));
+        assertEquals(Reason.SYMLINK_REFUSED, e.reason());
+    }
 }
