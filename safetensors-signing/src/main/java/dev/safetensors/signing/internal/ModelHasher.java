@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 /**
  * SHA-256 of byte ranges of a model's files, in parallel with bounded memory: a fixed set of workers, at most one
  * per processor, each with one buffer of {@link #BUFFER_BYTES}, taking ranges from a shared list. Every byte is read
- * once; the first failure stops the other workers at their next range.
+ * once; the first failure stops the other workers at their next range, and is thrown once all have stopped.
  */
 public final class ModelHasher {
     /** Each worker's read buffer. */
@@ -90,19 +90,27 @@ public final class ModelHasher {
                     return null;
                 }));
             }
+            // every worker is waited for, so no read of the model goes on after this returns or throws
+            Throwable first = null;
             for (Future<?> worker : running) {
-                worker.get();
+                try {
+                    worker.get();
+                } catch (ExecutionException e) {
+                    first = first == null ? e.getCause() : first;
+                }
             }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while hashing the model");
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof UncheckedIOException io) {
+            if (first instanceof UncheckedIOException io) {
                 throw io.getCause();
             }
-            throw new IllegalStateException("hashing failed", e.getCause());
-        } finally {
+            if (first != null) {
+                throw new IllegalStateException("hashing failed", first);
+            }
+        } catch (InterruptedException e) {
             pool.shutdownNow();
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while hashing the model");
+        } finally {
+            pool.shutdown();
         }
         return List.of(digests);
     }
