@@ -1,9 +1,9 @@
 package dev.safetensors.signing;
 
+import dev.safetensors.signing.internal.HashAlgorithms;
 import dev.safetensors.signing.internal.Hex;
 
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.List;
 import java.util.Objects;
 
@@ -38,18 +38,10 @@ public record Manifest(String modelName, Serialization serialization, List<Resou
      * @throws IllegalArgumentException if a resource digest is not hexadecimal
      */
     public String subjectDigest() {
-        MessageDigest sha256 = sha256();
+        MessageDigest sha256 = HashAlgorithms.sha256();
         for (Resource resource : resources) {
             sha256.update(Hex.decode(resource.digest()));
         }
         return Hex.encode(sha256.digest());
-    }
-
-    private static MessageDigest sha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
-        }
     }
 }

@@ -9,7 +9,8 @@ import java.util.Objects;
  *
  * @param method        {@link Method#FILES}: one digest per file; {@link Method#SHARDS}: one per {@code shardSize}
  *                      range of each non-empty file
- * @param hashType      the digest algorithm of the resources; only {@code sha256} is computed here
+ * @param hashType      the digest algorithm of the resources: {@link #SHA256} or {@link #BLAKE2B} ({@code blake3},
+ *                      which OMS also names, is not computed here yet)
  * @param shardSize     the range length in bytes for {@link Method#SHARDS}, positive; 0 for {@link Method#FILES}
  * @param allowSymlinks whether symbolic links are followed (their targets hashed under the link's name) rather than
  *                      refused
@@ -38,8 +39,11 @@ public record Serialization(Method method, String hashType, long shardSize, bool
         }
     }
 
-    /** The digest algorithm of OMS's required profile, the only one computed here. */
+    /** SHA-256, the digest of OMS's required profile and the default. */
     public static final String SHA256 = "sha256";
+
+    /** BLAKE2b-512, unkeyed, an optional digest of OMS's algorithm registry. */
+    public static final String BLAKE2B = "blake2b";
 
     /** The shard size the reference implementation signs with unless told otherwise: 10^9 bytes. */
     public static final long DEFAULT_SHARD_SIZE = 1_000_000_000L;
@@ -96,6 +100,14 @@ public record Serialization(Method method, String hashType, long shardSize, bool
      */
     public Serialization withAllowSymlinks(boolean allow) {
         return new Serialization(method, hashType, shardSize, allow, ignorePaths);
+    }
+
+    /**
+     * @param hashType the digest algorithm of the resources ({@link #SHA256}, {@link #BLAKE2B})
+     * @return this serialization with that digest algorithm
+     */
+    public Serialization withHashType(String hashType) {
+        return new Serialization(method, hashType, shardSize, allowSymlinks, ignorePaths);
     }
 
     /**

@@ -206,14 +206,32 @@ class RoundTripTest {
         assertEquals(Reason.EMPTY_MODEL, e.reason());
     }
 
-    @Test
-    void otherHashAlgorithmsAreRefusedWithACode() throws Exception {
+    @ParameterizedTest
+    @CsvSource({"files", "shards"})
+    void blake2bManifestsRoundTrip(String method) throws Exception {
+        KeyPair keys = TestSupport.ecKeys("secp256r1");
         Path model = TestSupport.model(dir);
-        Serialization blake = new Serialization(Serialization.Method.FILES, "blake2b", 0, false, List.of());
-        SigningException e = assertThrows(SigningException.class, () -> ModelSigner.withKey(
-                TestSupport.ecKeys("secp256r1")).sign(ModelFiles.of(model), blake));
-        assertEquals(Reason.UNSUPPORTED_ALGORITHM, e.reason());
-        assertTrue(e.getMessage().contains("not supported yet"), e.getMessage());
+        Serialization blake2b = serialization(method).withHashType(Serialization.BLAKE2B);
+        ModelSignature signed = ModelSigner.withKey(keys).sign(ModelFiles.of(model), blake2b);
+        assertTrue(signed.manifest().resources().stream().allMatch(r -> r.algorithm().equals("blake2b")
+                && r.digest().length() == 128));
+        ModelVerifier verifier = ModelVerifier.withPublicKey(keys.getPublic());
+        assertTrue(verifier.verify(ModelFiles.of(model), signed.bundle(), List.of()).matches());
+        Files.writeString(model.resolve("a.b"), "DOTTED");
+        assertEquals(List.of("a.b"), verifier.verify(ModelFiles.of(model), signed.bundle(), List.of()).mismatched());
+    }
+
+    @Test
+    void blake3AndUnknownHashesAreRefusedWithACode() throws Exception {
+        Path model = TestSupport.model(dir);
+        ModelSigner signer = ModelSigner.withKey(TestSupport.ecKeys("secp256r1"));
+        SigningException blake3 = assertThrows(SigningException.class,
+                () -> signer.sign(ModelFiles.of(model), Serialization.files().withHashType("blake3")));
+        assertEquals(Reason.UNSUPPORTED_ALGORITHM, blake3.reason());
+        assertTrue(blake3.getMessage().contains("not supported yet"), blake3.getMessage());
+        SigningException md5 = assertThrows(SigningException.class,
+                () -> signer.sign(ModelFiles.of(model), Serialization.files().withHashType("md5")));
+        assertEquals(Reason.UNSUPPORTED_ALGORITHM, md5.reason());
     }
 
     @Test

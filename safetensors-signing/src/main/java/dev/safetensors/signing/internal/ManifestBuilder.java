@@ -9,9 +9,11 @@ import dev.safetensors.signing.SigningException;
 import dev.safetensors.signing.SigningException.Reason;
 
 import java.io.IOException;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 
 /** Hashes a model into the manifest a signer signs. */
 public final class ManifestBuilder {
@@ -26,12 +28,12 @@ public final class ManifestBuilder {
      * @param hasher        the hashing workers
      * @return the manifest, resources in the reference implementation's order
      * @throws SigningException {@link Reason#EMPTY_MODEL} if no file is left to sign;
-     *                          {@link Reason#UNSUPPORTED_ALGORITHM} for another hash than SHA-256
+     *                          {@link Reason#UNSUPPORTED_ALGORITHM} for a hash other than sha256 and blake2b
      * @throws IOException      if the model cannot be listed or read
      */
     public static Manifest build(ModelFiles model, Serialization serialization, List<String> alsoIgnored,
                                  ModelHasher hasher) throws IOException {
-        requireSha256(serialization.hashType());
+        Supplier<MessageDigest> algorithm = HashAlgorithms.of(serialization.hashType());
         TreeSet<String> ignore = new TreeSet<>(Serialization.DEFAULT_IGNORE_PATHS);
         ignore.addAll(serialization.ignorePaths());
         for (String path : alsoIgnored) {
@@ -45,13 +47,13 @@ public final class ManifestBuilder {
             throw new SigningException(Reason.EMPTY_MODEL, model + " holds no file to sign");
         }
         ranges.sort(ModelPaths.REFERENCE_ORDER);
-        List<byte[]> digests = hasher.sha256(model, ranges);
+        List<byte[]> digests = hasher.digest(model, ranges, algorithm);
         List<Resource> resources = new ArrayList<>(ranges.size());
         for (int i = 0; i < ranges.size(); i++) {
             ModelHasher.Range range = ranges.get(i);
             String name = serialization.method() == Serialization.Method.FILES ? range.file().path()
                     : range.file().path() + ":" + range.start() + ":" + range.end();
-            resources.add(new Resource(name, Serialization.SHA256, Hex.encode(digests.get(i))));
+            resources.add(new Resource(name, serialization.hashType(), Hex.encode(digests.get(i))));
         }
         return new Manifest(model.name(), recorded, resources);
     }
@@ -77,18 +79,5 @@ public final class ManifestBuilder {
             }
         }
         return ranges;
-    }
-
-    /**
-     * @param hashType a serialization's hash type
-     * @throws SigningException {@link Reason#UNSUPPORTED_ALGORITHM} unless it is {@code sha256}
-     */
-    public static void requireSha256(String hashType) throws SigningException {
-        if (!hashType.equals(Serialization.SHA256)) {
-            String why = hashType.equals("blake2b") || hashType.equals("blake3") ? " is not supported yet"
-                    : " is not an OMS hash algorithm";
-            throw new SigningException(Reason.UNSUPPORTED_ALGORITHM, "hash type \"" + hashType + "\"" + why
-                    + ": only sha256 is computed here");
-        }
     }
 }

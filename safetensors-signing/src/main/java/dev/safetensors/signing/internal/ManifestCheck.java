@@ -10,6 +10,7 @@ import dev.safetensors.signing.SigningException.Reason;
 import dev.safetensors.signing.VerificationResult;
 
 import java.io.IOException;
+import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -17,6 +18,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /**
  * Compares a model with a signed manifest (OMS 8.4): the model is listed and hashed with the manifest's own
@@ -38,14 +40,14 @@ public final class ManifestCheck {
      * @param hasher         the hashing workers
      * @return what differs
      * @throws SigningException {@link Reason#INVALID_STATEMENT} for a resource name that does not fit the
-     *                          serialization, or listed twice; {@link Reason#UNSUPPORTED_ALGORITHM} for another hash
-     *                          than SHA-256
+     *                          serialization, or listed twice; {@link Reason#UNSUPPORTED_ALGORITHM} for a hash other
+     *                          than sha256 and blake2b
      * @throws IOException      if the model cannot be listed or read
      */
     public static VerificationResult check(ModelFiles model, Manifest manifest, List<String> alsoIgnored,
                                            boolean ignoreUnsigned, ModelHasher hasher) throws IOException {
         Serialization s = manifest.serialization();
-        ManifestBuilder.requireSha256(s.hashType());
+        Supplier<MessageDigest> algorithm = HashAlgorithms.of(s.hashType());
         Map<String, List<Expected>> expected = expected(model, manifest);
 
         List<String> ignore = new ArrayList<>(Serialization.DEFAULT_IGNORE_PATHS);
@@ -77,7 +79,7 @@ public final class ManifestCheck {
                 digests.add(ranges.get(i).digest());
             }
         }
-        List<byte[]> computed = hasher.sha256(model, toHash);
+        List<byte[]> computed = hasher.digest(model, toHash, algorithm);
         for (int i = 0; i < toHash.size(); i++) {
             if (!Arrays.equals(computed.get(i), Hex.decode(digests.get(i)))) {
                 mismatched.add(toHash.get(i).file().path());

@@ -11,7 +11,6 @@ import java.io.InterruptedIOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -20,9 +19,10 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
 
 /**
- * SHA-256 of byte ranges of a model's files, in parallel with bounded memory: a fixed set of workers, at most one
+ * Digests of byte ranges of a model's files, in parallel with bounded memory: a fixed set of workers, at most one
  * per processor, each with one buffer of {@link #BUFFER_BYTES}, taking ranges from a shared list. Every byte is read
  * once; the first failure stops the other workers at their next range, and is thrown once all have stopped.
  */
@@ -56,13 +56,15 @@ public final class ModelHasher {
     }
 
     /**
-     * @param model  where the files are read
-     * @param ranges the ranges to hash
-     * @return each range's SHA-256, in the order of {@code ranges}
+     * @param model     where the files are read
+     * @param ranges    the ranges to hash
+     * @param algorithm makes a fresh digest for each worker
+     * @return each range's digest, in the order of {@code ranges}
      * @throws IOException if a file cannot be read, is shorter or longer than listed
      *                     ({@link SourceChangedException}, {@link EOFException}), or the caller is interrupted
      */
-    public List<byte[]> sha256(ModelFiles model, List<Range> ranges) throws IOException {
+    public List<byte[]> digest(ModelFiles model, List<Range> ranges, Supplier<MessageDigest> algorithm)
+            throws IOException {
         byte[][] digests = new byte[ranges.size()][];
         AtomicInteger next = new AtomicInteger();
         AtomicBoolean failed = new AtomicBoolean();
@@ -77,11 +79,11 @@ public final class ModelHasher {
             for (int i = 0; i < count; i++) {
                 running.add(pool.submit(() -> {
                     ByteBuffer buffer = ByteBuffer.allocate(BUFFER_BYTES);
-                    MessageDigest sha256 = newSha256();
+                    MessageDigest digest = algorithm.get();
                     for (int at = next.getAndIncrement(); at < ranges.size() && !failed.get();
                          at = next.getAndIncrement()) {
                         try {
-                            digests[at] = hash(model, ranges.get(at), buffer, sha256);
+                            digests[at] = hash(model, ranges.get(at), buffer, digest);
                         } catch (IOException e) {
                             failed.set(true);
                             throw new UncheckedIOException(e);
@@ -115,32 +117,24 @@ public final class ModelHasher {
         return List.of(digests);
     }
 
-    private static byte[] hash(ModelFiles model, Range range, ByteBuffer buffer, MessageDigest sha256)
+    private static byte[] hash(ModelFiles model, Range range, ByteBuffer buffer, MessageDigest digest)
             throws IOException {
         try (RandomAccessSource source = model.open(range.file())) {
             if (source.size() != range.file().size()) {
                 throw new SourceChangedException(source.name(), "the file is " + source.size()
                         + " bytes long, but was listed with " + range.file().size());
             }
-            sha256.reset();
+            digest.reset();
             for (long at = range.start(); at < range.end(); ) {
                 buffer.clear().limit((int) Math.min(buffer.capacity(), range.end() - at));
                 int n = source.read(at, buffer);
                 if (n < 0) {
                     throw new EOFException(source.name() + " ended at byte " + at + ", before " + range.end());
                 }
-                sha256.update(buffer.array(), 0, buffer.position());
+                digest.update(buffer.array(), 0, buffer.position());
                 at += n;
             }
-            return sha256.digest();
-        }
-    }
-
-    private static MessageDigest newSha256() {
-        try {
-            return MessageDigest.getInstance("SHA-256");
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("every JDK has SHA-256", e);
+            return digest.digest();
         }
     }
 }

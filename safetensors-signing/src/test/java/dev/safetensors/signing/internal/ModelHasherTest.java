@@ -115,7 +115,7 @@ class ModelHasherTest {
     void everyRangeIsHashedOnceByAtMostTheGivenWorkersWithOneBufferEach() throws Exception {
         CountingModel model = new CountingModel("");
         List<ModelHasher.Range> ranges = ranges(12, 3 * ModelHasher.BUFFER_BYTES / 2, ModelHasher.BUFFER_BYTES);
-        List<byte[]> digests = new ModelHasher(3).sha256(model, ranges);
+        List<byte[]> digests = new ModelHasher(3).digest(model, ranges, HashAlgorithms::sha256);
 
         long total = 0;
         for (int i = 0; i < ranges.size(); i++) {
@@ -134,7 +134,8 @@ class ModelHasherTest {
     @Test
     void theFirstFailureIsThrownWithItsCode() {
         CountingModel model = new CountingModel("f5");
-        IOException e = assertThrows(IOException.class, () -> new ModelHasher(2).sha256(model, ranges(8, 10, 4)));
+        IOException e = assertThrows(IOException.class, () -> new ModelHasher(2).digest(model, ranges(8, 10, 4),
+                HashAlgorithms::sha256));
         assertEquals(ErrorCode.ACCESS_DENIED, ErrorCode.of(e));
         assertEquals(0, model.open.get());
     }
