@@ -117,8 +117,15 @@ public final class ModelVerifier {
         }
         PublicKey key = signerKey(parsed.material());
         byte[] signed = Dsse.pae(parsed.payloadType(), parsed.payload());
+        byte[] legacy = null;
         for (byte[] signature : parsed.signatures()) {
-            if (verifies(key, signed, signature)) {
+            if (verifies(key, EcKeys.signatureAlgorithm(key), signed, signature)) {
+                return StatementCodec.read(parsed.payload());
+            }
+            // version 0.2 of the reference signed another encoding, always with SHA-256; accepted for its
+            // predicate only
+            legacy = legacy != null ? legacy : Dsse.legacyPae(parsed.payloadType(), parsed.payload());
+            if (verifies(key, "SHA256withECDSA", legacy, signature) && StatementCodec.isLegacy(parsed.payload())) {
                 return StatementCodec.read(parsed.payload());
             }
         }
@@ -200,9 +207,10 @@ public final class ModelVerifier {
                 + "certificate: keyless verification not supported yet");
     }
 
-    private static boolean verifies(PublicKey key, byte[] signed, byte[] signature) throws SigningException {
+    private static boolean verifies(PublicKey key, String algorithm, byte[] signed, byte[] signature)
+            throws SigningException {
         try {
-            Signature s = Signature.getInstance(EcKeys.signatureAlgorithm(key));
+            Signature s = Signature.getInstance(algorithm);
             s.initVerify(key);
             s.update(signed);
             return s.verify(signature);

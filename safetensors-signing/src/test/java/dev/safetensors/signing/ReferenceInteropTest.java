@@ -31,6 +31,7 @@ class ReferenceInteropTest {
 
     @ParameterizedTest
     @CsvSource({
+            "v0.2.0-certificate, '', certificate",
             "v0.3.1-elliptic-key, signme-1, key",
             "v1.0.0-elliptic-key, signme-1, key",
             "v1.0.1-elliptic-key, '', key",

@@ -53,6 +53,15 @@ class ReferenceQuirksTest {
         return BundleCodec.write(payload, s.sign(), Optional.of(SigningKeys.hint(keys.getPublic())), List.of());
     }
 
+    /** Signed as version 0.2 of the reference signed: its mistaken encoding, not DSSE's. */
+    private static byte[] legacyBundle(KeyPair keys, String statement) throws Exception {
+        byte[] payload = statement.getBytes(StandardCharsets.UTF_8);
+        Signature s = Signature.getInstance("SHA256withECDSA");
+        s.initSign(keys.getPrivate());
+        s.update(Dsse.legacyPae(BundleCodec.IN_TOTO_PAYLOAD_TYPE, payload));
+        return BundleCodec.write(payload, s.sign(), Optional.of(SigningKeys.hint(keys.getPublic())), List.of());
+    }
+
     private static String statement(String name, String subjectDigest, String serialization, List<String[]> resources) {
         List<String> items = new ArrayList<>();
         for (String[] r : resources) {
@@ -125,6 +134,7 @@ class ReferenceQuirksTest {
         KeyPair keys = TestSupport.ecKeys("secp256r1");
         ModelVerifier verifier = ModelVerifier.withPublicKey(keys.getPublic());
         assertTrue(verifier.verify(ModelFiles.of(model), bundle(keys, statement), List.of()).matches());
+        assertTrue(verifier.verify(ModelFiles.of(model), legacyBundle(keys, statement), List.of()).matches());
         TestSupport.write(model, "signme-2", "TWO");
         assertEquals(List.of("signme-2"), verifier.verify(ModelFiles.of(model), bundle(keys, statement), List.of())
                 .mismatched());
@@ -167,5 +177,17 @@ class ReferenceQuirksTest {
             assertEquals(Reason.INVALID_STATEMENT, assertThrows(SigningException.class,
                     () -> verifier.verifySignature(bundle)).reason(), statement);
         }
+    }
+
+    @Test
+    void theLegacyEncodingIsAcceptedForTheLegacyPredicateOnly() throws Exception {
+        byte[] content = "abc".getBytes(StandardCharsets.UTF_8);
+        String digest = sha256(content);
+        String files = "{\"allow_symlinks\": false, \"hash_type\": \"sha256\", \"method\": \"files\"}";
+        KeyPair keys = TestSupport.ecKeys("secp256r1");
+        byte[] bundle = legacyBundle(keys, statement("m", subject(List.of(digest)), files,
+                List.<String[]>of(new String[] {"f", "sha256", digest})));
+        assertEquals(Reason.BAD_SIGNATURE, assertThrows(SigningException.class,
+                () -> ModelVerifier.withPublicKey(keys.getPublic()).verifySignature(bundle)).reason());
     }
 }

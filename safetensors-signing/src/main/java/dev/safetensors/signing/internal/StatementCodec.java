@@ -117,6 +117,17 @@ public final class StatementCodec {
         return manifest;
     }
 
+    /**
+     * @param json a signed payload
+     * @return whether it is a statement with the deprecated {@code Digests/v0.1} predicate
+     * @throws SigningException {@link Reason#INVALID_STATEMENT} if it is not a JSON object with a predicate type
+     */
+    public static boolean isLegacy(byte[] json) throws SigningException {
+        JsonObject statement = JsonObject.of(Json.parse(json, "the signed statement", Reason.INVALID_STATEMENT),
+                "statement", Reason.INVALID_STATEMENT);
+        return statement.string("predicateType").equals(LEGACY_PREDICATE_TYPE);
+    }
+
     private static Serialization serialization(JsonObject s) throws SigningException {
         String method = s.string("method");
         String hashType = s.string("hash_type");
