@@ -1,0 +1,230 @@
+package dev.safetensors.signing;
+
+import dev.safetensors.signing.SigningException.Reason;
+import dev.safetensors.signing.internal.Bundle;
+import dev.safetensors.signing.internal.BundleCodec;
+import dev.safetensors.signing.internal.CertificateChains;
+import dev.safetensors.signing.internal.Dsse;
+import dev.safetensors.signing.internal.EcKeys;
+import dev.safetensors.signing.internal.ManifestCheck;
+import dev.safetensors.signing.internal.ModelHasher;
+import dev.safetensors.signing.internal.StatementCodec;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.PublicKey;
+import java.security.Signature;
+import java.security.cert.TrustAnchor;
+import java.security.cert.X509Certificate;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Verifies OMS bundles: first the signature (against a public key, or a certificate chain against trusted CAs),
+ * then the model against the signed manifest, hashed again with the manifest's own serialization parameters.
+ *
+ * <p>A signature that does not verify, a signer that is not trusted, or a bundle that cannot be read is a
+ * {@link SigningException}; a model that differs from what was signed is a {@link VerificationResult} naming every
+ * missing, extra and changed file ({@link VerificationResult#requireMatch()} turns it into an exception).
+ * Keyless Sigstore bundles (Fulcio certificates, Rekor entries) are refused with
+ * {@link Reason#KEYLESS_UNSUPPORTED}.
+ *
+ * <p>Immutable and thread-safe.
+ */
+public final class ModelVerifier {
+    /** The largest bundle read: far above any manifest's need, well below what would strain a heap. */
+    public static final int MAX_BUNDLE_BYTES = 32 << 20;
+
+    private final Optional<PublicKey> publicKey;
+    private final Set<TrustAnchor> anchors;
+    private final boolean ignoreUnsignedFiles;
+    private final ModelHasher hasher;
+
+    private ModelVerifier(Optional<PublicKey> publicKey, Set<TrustAnchor> anchors, boolean ignoreUnsignedFiles) {
+        this.publicKey = publicKey;
+        this.anchors = anchors;
+        this.ignoreUnsignedFiles = ignoreUnsignedFiles;
+        this.hasher = ModelHasher.perProcessor();
+    }
+
+    /**
+     * A verifier of key bundles: the signature must verify with this key, and the bundle's key hint, if it has
+     * one, must name it.
+     *
+     * @param key an EC public key on an OMS curve
+     * @return the verifier
+     * @throws SigningException {@link Reason#UNSUPPORTED_KEY} for another key
+     */
+    public static ModelVerifier withPublicKey(PublicKey key) throws SigningException {
+        EcKeys.signatureAlgorithm(key);
+        return new ModelVerifier(Optional.of(key), Set.of(), false);
+    }
+
+    /**
+     * A verifier of certificate bundles: the bundle's chain must validate up to one of these CAs at the signing
+     * certificate's notBefore (revocation is not checked), and the signing certificate must allow digital
+     * signatures or code signing.
+     *
+     * @param trusted the trusted CA certificates
+     * @return the verifier
+     * @throws IllegalArgumentException if {@code trusted} is empty
+     */
+    public static ModelVerifier withTrustAnchors(Collection<X509Certificate> trusted) {
+        Set<TrustAnchor> anchors = new HashSet<>();
+        for (X509Certificate certificate : trusted) {
+            anchors.add(new TrustAnchor(certificate, null));
+        }
+        if (anchors.isEmpty()) {
+            throw new IllegalArgumentException("no trusted CA given");
+        }
+        return new ModelVerifier(Optional.empty(), Set.copyOf(anchors), false);
+    }
+
+    /**
+     * @param ignore whether files the manifest does not list are accepted (by default they make the result fail)
+     * @return this verifier with that policy
+     */
+    public ModelVerifier ignoreUnsignedFiles(boolean ignore) {
+        return new ModelVerifier(publicKey, anchors, ignore);
+    }
+
+    /**
+     * Verifies the bundle's signature and returns the manifest it vouches for, without looking at any model.
+     *
+     * @param bundle the bundle's JSON
+     * @return the signed manifest
+     * @throws SigningException {@link Reason#BUNDLE_TOO_LARGE}, {@link Reason#INVALID_BUNDLE},
+     *                          {@link Reason#KEYLESS_UNSUPPORTED}, {@link Reason#WRONG_VERIFICATION_METHOD},
+     *                          {@link Reason#KEY_MISMATCH}, {@link Reason#UNTRUSTED_CERTIFICATE},
+     *                          {@link Reason#BAD_SIGNATURE}, and, once the signature holds,
+     *                          {@link Reason#INVALID_STATEMENT} or {@link Reason#INCONSISTENT_MANIFEST}
+     */
+    public Manifest verifySignature(byte[] bundle) throws SigningException {
+        if (bundle.length > MAX_BUNDLE_BYTES) {
+            throw new SigningException(Reason.BUNDLE_TOO_LARGE, "the bundle is " + bundle.length
+                    + " bytes, above the " + MAX_BUNDLE_BYTES + " read");
+        }
+        Bundle parsed = BundleCodec.read(bundle);
+        if (!parsed.payloadType().equals(BundleCodec.IN_TOTO_PAYLOAD_TYPE)) {
+            throw new SigningException(Reason.INVALID_BUNDLE, "the envelope's payload type is \""
+                    + parsed.payloadType() + "\", not " + BundleCodec.IN_TOTO_PAYLOAD_TYPE);
+        }
+        PublicKey key = signerKey(parsed.material());
+        byte[] signed = Dsse.pae(parsed.payloadType(), parsed.payload());
+        byte[] legacy = null;
+        for (byte[] signature : parsed.signatures()) {
+            if (verifies(key, EcKeys.signatureAlgorithm(key), signed, signature)) {
+                return StatementCodec.read(parsed.payload());
+            }
+            // version 0.2 of the reference signed another encoding, always with SHA-256; accepted for its
+            // predicate only
+            legacy = legacy != null ? legacy : Dsse.legacyPae(parsed.payloadType(), parsed.payload());
+            if (verifies(key, "SHA256withECDSA", legacy, signature) && StatementCodec.isLegacy(parsed.payload())) {
+                return StatementCodec.read(parsed.payload());
+            }
+        }
+        throw new SigningException(Reason.BAD_SIGNATURE, "no signature of the bundle verifies with the "
+                + (publicKey.isPresent() ? "given public key" : "signing certificate's key"));
+    }
+
+    /**
+     * Verifies the bundle's signature, then compares the model with the signed manifest.
+     *
+     * @param model       the model
+     * @param bundle      the bundle's JSON
+     * @param ignorePaths paths relative to the model root to leave out besides those the manifest records (the
+     *                    signature file, if it lies inside the model)
+     * @return how the model compares
+     * @throws SigningException as {@link #verifySignature}; {@link Reason#UNSUPPORTED_ALGORITHM} for a manifest
+     *                          hashed with blake3; {@link Reason#SYMLINK_REFUSED}
+     * @throws IOException      if the model cannot be listed or read
+     */
+    public VerificationResult verify(ModelFiles model, byte[] bundle, List<String> ignorePaths) throws IOException {
+        Manifest manifest = verifySignature(bundle);
+        return ManifestCheck.check(model, manifest, List.copyOf(ignorePaths), ignoreUnsignedFiles, hasher);
+    }
+
+    /**
+     * Verifies a local model against a bundle file; the bundle file is left out of the model if it lies inside.
+     *
+     * @param model         the model folder or file
+     * @param signatureFile the bundle
+     * @return how the model compares
+     * @throws IOException as {@link #verify(ModelFiles, byte[], List)}, or if the bundle cannot be read
+     */
+    public VerificationResult verify(Path model, Path signatureFile) throws IOException {
+        byte[] bundle = readBounded(signatureFile);
+        return verify(ModelFiles.of(model), bundle, inside(model, signatureFile));
+    }
+
+    /** @return the signature file's path relative to the model folder, if it lies inside it */
+    static List<String> inside(Path model, Path signatureFile) {
+        Path root = model.toAbsolutePath().normalize();
+        Path signature = signatureFile.toAbsolutePath().normalize();
+        if (!Files.isDirectory(root) || !signature.startsWith(root) || signature.equals(root)) {
+            return List.of();
+        }
+        return List.of(root.relativize(signature).toString().replace(root.getFileSystem().getSeparator(), "/"));
+    }
+
+    private static byte[] readBounded(Path file) throws IOException {
+        try (InputStream in = Files.newInputStream(file)) {
+            byte[] bytes = in.readNBytes(MAX_BUNDLE_BYTES + 1);
+            if (bytes.length > MAX_BUNDLE_BYTES) {
+                throw new SigningException(Reason.BUNDLE_TOO_LARGE, file + " is larger than the "
+                        + MAX_BUNDLE_BYTES + " bytes a bundle may have");
+            }
+            return bytes;
+        }
+    }
+
+    private PublicKey signerKey(Bundle.Material material) throws SigningException {
+        if (material instanceof Bundle.KeyHint hint) {
+            PublicKey key = publicKey.orElseThrow(() -> new SigningException(Reason.WRONG_VERIFICATION_METHOD,
+                    "the bundle is signed with a bare key, but this verifier trusts certificate authorities"));
+            if (hint.hint().isPresent() && !hint.hint().get().equals(SigningKeys.hint(key))) {
+                throw new SigningException(Reason.KEY_MISMATCH, "the bundle names key " + hint.hint().get()
+                        + ", not the given key " + SigningKeys.hint(key));
+            }
+            return key;
+        }
+        if (material instanceof Bundle.CertificateChain chain) {
+            if (publicKey.isPresent()) {
+                throw new SigningException(Reason.WRONG_VERIFICATION_METHOD, "the bundle is signed with a "
+                        + "certificate, but this verifier was given a public key");
+            }
+            PublicKey key = CertificateChains.validate(chain.certificates(), anchors);
+            EcKeys.signatureAlgorithm(key);
+            return key;
+        }
+        throw new SigningException(Reason.KEYLESS_UNSUPPORTED, "the bundle is signed with a Sigstore (Fulcio) "
+                + "certificate: keyless verification not supported yet");
+    }
+
+    private static boolean verifies(PublicKey key, String algorithm, byte[] signed, byte[] signature)
+            throws SigningException {
+        try {
+            Signature s = Signature.getInstance(algorithm);
+            s.initVerify(key);
+            s.update(signed);
+            return s.verify(signature);
+        } catch (java.security.SignatureException e) {
+            // a signature that is not even DER-encoded ECDSA does not verify
+            return false;
+        } catch (GeneralSecurityException e) {
+            throw new SigningException(Reason.UNSUPPORTED_KEY, "the JDK cannot verify with this key", e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return publicKey.map(k -> "ModelVerifier[key " + SigningKeys.hint(k) + "]")
+                .orElse("ModelVerifier[" + anchors.size() + " trusted CAs]");
+    }
+}

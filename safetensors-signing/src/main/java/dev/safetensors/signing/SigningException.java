@@ -1,0 +1,90 @@
+package dev.safetensors.signing;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.ErrorCoded;
+
+import java.io.IOException;
+import java.util.Objects;
+
+/**
+ * A signature could not be made or verified. {@link #reason()} says precisely why; {@link #code()} gives the
+ * nearest {@link ErrorCode} of the library's shared vocabulary, so tools that branch on codes handle it like any
+ * other failure. Messages are for people: match on {@link #reason()}, never on text.
+ */
+public final class SigningException extends IOException implements ErrorCoded {
+    private static final long serialVersionUID = 1L;
+
+    /** Why signing or verification failed. Stable: tools may match on it. */
+    public enum Reason {
+        /** The bundle is not JSON, not a Sigstore bundle, or misses a field the format requires. */
+        INVALID_BUNDLE(ErrorCode.INVALID_JSON),
+        /** The bundle is larger than {@link ModelVerifier#MAX_BUNDLE_BYTES}. */
+        BUNDLE_TOO_LARGE(ErrorCode.INVALID_JSON),
+        /** The signed payload is not an in-toto statement with an OMS predicate, or its manifest is malformed. */
+        INVALID_STATEMENT(ErrorCode.INVALID_JSON),
+        /** The manifest's subject digest differs from the digest of its resources in the order listed. */
+        INCONSISTENT_MANIFEST(ErrorCode.SHA256_MISMATCH),
+        /** The signature does not verify with the key: wrong key, or altered payload. */
+        BAD_SIGNATURE(ErrorCode.IO_ERROR),
+        /** The bundle names another key than the one given (its {@code publicKey.hint} differs). */
+        KEY_MISMATCH(ErrorCode.IO_ERROR),
+        /** The certificate chain does not lead to a trusted CA, or the leaf may not sign. */
+        UNTRUSTED_CERTIFICATE(ErrorCode.IO_ERROR),
+        /** The bundle's verification material does not fit the verifier (a key bundle for a CA verifier, say). */
+        WRONG_VERIFICATION_METHOD(ErrorCode.IO_ERROR),
+        /** The bundle is a keyless Sigstore one (Fulcio certificate, Rekor entries), which is not verified here. */
+        KEYLESS_UNSUPPORTED(ErrorCode.IO_ERROR),
+        /** A hash algorithm or serialization method this implementation does not compute. */
+        UNSUPPORTED_ALGORITHM(ErrorCode.IO_ERROR),
+        /** A key that is not an ECDSA key on P-256, P-384 or P-521, or a PEM that holds no usable key. */
+        UNSUPPORTED_KEY(ErrorCode.IO_ERROR),
+        /** A symbolic link in the model while symbolic links are not allowed, or one that loops. */
+        SYMLINK_REFUSED(ErrorCode.NOT_A_FILE),
+        /** The model holds no file to sign once ignored paths are left out. */
+        EMPTY_MODEL(ErrorCode.NOT_FOUND),
+        /** The model's files differ from the signed manifest (see {@link VerificationResult#requireMatch()}). */
+        MODEL_MISMATCH(ErrorCode.SHA256_MISMATCH);
+
+        private final ErrorCode code;
+
+        Reason(ErrorCode code) {
+            this.code = code;
+        }
+
+        /** @return the shared code this reason is reported with */
+        public ErrorCode code() {
+            return code;
+        }
+    }
+
+    /** @serial why it failed */
+    private final Reason reason;
+
+    /**
+     * @param reason why it failed
+     * @param detail what happened, in words
+     */
+    public SigningException(Reason reason, String detail) {
+        this(reason, detail, null);
+    }
+
+    /**
+     * @param reason why it failed
+     * @param detail what happened, in words
+     * @param cause  the JDK's failure behind it, or {@code null}
+     */
+    public SigningException(Reason reason, String detail, Throwable cause) {
+        super(Objects.requireNonNull(reason, "reason") + ": " + detail, cause);
+        this.reason = reason;
+    }
+
+    /** @return why it failed */
+    public Reason reason() {
+        return reason;
+    }
+
+    @Override
+    public ErrorCode code() {
+        return reason.code();
+    }
+}
