@@ -78,6 +78,20 @@ public enum ErrorCode {
     SHA256_MISMATCH,
     /** A file found where a manifest's files are listed (a folder, a prefix) that the manifest has no entry for. */
     NOT_IN_MANIFEST,
+    /**
+     * A model signature (an OpenSSF Model Signing bundle) is malformed: not a Sigstore bundle, too large, a payload
+     * that is not a model-signing statement, or a statement whose subject digest disagrees with its own manifest.
+     */
+    INVALID_SIGNATURE_BUNDLE,
+    /** A model signature does not verify: the signed payload or the signature was altered, or another key signed. */
+    BAD_SIGNATURE,
+    /**
+     * A model signature verifies, but not by a signer the caller trusts: another key than the one given, a
+     * certificate chain to no trusted CA or a leaf that may not sign, or verification material of another method.
+     */
+    UNTRUSTED_SIGNER,
+    /** A model signature of a kind not verified here (keyless Sigstore), or a hash or key type not supported. */
+    UNSUPPORTED_SIGNATURE,
 
     // Storage and request failures. They are reported with the JDK's types where one fits
     // (NoSuchFileException, AccessDeniedException, MalformedURLException, EOFException) and carry a code all the

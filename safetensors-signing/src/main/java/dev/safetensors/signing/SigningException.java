@@ -17,27 +17,27 @@ public final class SigningException extends IOException implements ErrorCoded {
     /** Why signing or verification failed. Stable: tools may match on it. */
     public enum Reason {
         /** The bundle is not JSON, not a Sigstore bundle, or misses a field the format requires. */
-        INVALID_BUNDLE(ErrorCode.INVALID_JSON),
+        INVALID_BUNDLE(ErrorCode.INVALID_SIGNATURE_BUNDLE),
         /** The bundle is larger than {@link ModelVerifier#MAX_BUNDLE_BYTES}. */
-        BUNDLE_TOO_LARGE(ErrorCode.INVALID_JSON),
+        BUNDLE_TOO_LARGE(ErrorCode.INVALID_SIGNATURE_BUNDLE),
         /** The signed payload is not an in-toto statement with an OMS predicate, or its manifest is malformed. */
-        INVALID_STATEMENT(ErrorCode.INVALID_JSON),
+        INVALID_STATEMENT(ErrorCode.INVALID_SIGNATURE_BUNDLE),
         /** The manifest's subject digest differs from the digest of its resources in the order listed. */
-        INCONSISTENT_MANIFEST(ErrorCode.SHA256_MISMATCH),
+        INCONSISTENT_MANIFEST(ErrorCode.INVALID_SIGNATURE_BUNDLE),
         /** The signature does not verify with the key: wrong key, or altered payload. */
-        BAD_SIGNATURE(ErrorCode.IO_ERROR),
+        BAD_SIGNATURE(ErrorCode.BAD_SIGNATURE),
         /** The bundle names another key than the one given (its {@code publicKey.hint} differs). */
-        KEY_MISMATCH(ErrorCode.IO_ERROR),
+        KEY_MISMATCH(ErrorCode.UNTRUSTED_SIGNER),
         /** The certificate chain does not lead to a trusted CA, or the leaf may not sign. */
-        UNTRUSTED_CERTIFICATE(ErrorCode.IO_ERROR),
+        UNTRUSTED_CERTIFICATE(ErrorCode.UNTRUSTED_SIGNER),
         /** The bundle's verification material does not fit the verifier (a key bundle for a CA verifier, say). */
-        WRONG_VERIFICATION_METHOD(ErrorCode.IO_ERROR),
+        WRONG_VERIFICATION_METHOD(ErrorCode.UNTRUSTED_SIGNER),
         /** The bundle is a keyless Sigstore one (Fulcio certificate, Rekor entries), which is not verified here. */
-        KEYLESS_UNSUPPORTED(ErrorCode.IO_ERROR),
+        KEYLESS_UNSUPPORTED(ErrorCode.UNSUPPORTED_SIGNATURE),
         /** A hash algorithm or serialization method this implementation does not compute. */
-        UNSUPPORTED_ALGORITHM(ErrorCode.IO_ERROR),
+        UNSUPPORTED_ALGORITHM(ErrorCode.UNSUPPORTED_SIGNATURE),
         /** A key that is not an ECDSA key on P-256, P-384 or P-521, or a PEM that holds no usable key. */
-        UNSUPPORTED_KEY(ErrorCode.IO_ERROR),
+        UNSUPPORTED_KEY(ErrorCode.UNSUPPORTED_SIGNATURE),
         /** A symbolic link in the model while symbolic links are not allowed, or one that loops. */
         SYMLINK_REFUSED(ErrorCode.NOT_A_FILE),
         /** The model holds no file to sign once ignored paths are left out. */

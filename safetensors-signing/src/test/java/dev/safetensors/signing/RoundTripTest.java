@@ -127,7 +127,7 @@ class RoundTripTest {
         byte[] noHint = json.replace(hint, "\"rawBytes\":\"\"").getBytes(StandardCharsets.UTF_8);
         SigningException bad = assertThrows(SigningException.class, () -> wrong.verifySignature(noHint));
         assertEquals(Reason.BAD_SIGNATURE, bad.reason());
-        assertEquals(ErrorCode.IO_ERROR, bad.code());
+        assertEquals(ErrorCode.BAD_SIGNATURE, bad.code());
         // the right key still verifies the hint-less (pre-v1.1) form
         ModelVerifier.withPublicKey(keys.getPublic()).verifySignature(noHint);
     }
