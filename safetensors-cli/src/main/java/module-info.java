@@ -13,6 +13,7 @@
 module dev.safetensors.cli {
     requires dev.safetensors.core;
     requires dev.safetensors.http;
+    requires dev.safetensors.signing;
     // the JDK's System.Logger backend once present; Main routes it (DebugLog)
     requires java.logging;
     requires tools.jackson.core;

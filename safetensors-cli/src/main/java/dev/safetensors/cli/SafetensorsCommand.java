@@ -58,6 +58,8 @@ final class SafetensorsCommand {
         commands.put("reshard", new Entry("Split, merge or re-lay out a checkpoint into local shards, verified"
                 + " tensor by tensor.", ReshardCommand::new));
         commands.put("download", new Entry("Download a checkpoint to a folder or into the Hugging Face cache, verified.", DownloadCommand::new));
+        commands.put("sign", new Entry("Sign a model's files into an OpenSSF Model Signing bundle (verify it with"
+                + " verify --signature).", dev.safetensors.cli.commands.SignCommand::new));
         commands.put("recover", new Entry("Finish a commit a killed writer left in a local folder, from its own"
                 + " journal only.", RecoverCommand::new));
         return commands;

@@ -59,7 +59,7 @@ class CliSchemaTest {
     }
 
     @Test
-    void everyLineOfEverySubcommandValidatesAgainstTheShippedSchema() throws IOException {
+    void everyLineOfEverySubcommandValidatesAgainstTheShippedSchema() throws Exception {
         Path sample = Fixtures.write(dir, "sample.safetensors", Fixtures.small().build());
         Path index = Fixtures.twoShards(dir.resolve("sharded"));
         Path broken = Fixtures.write(dir.resolve("mixed"), "broken.safetensors", "nope");
@@ -114,10 +114,23 @@ class CliSchemaTest {
                 .exits(1));
         lines(InProcess.run("recover", "--json", dir.resolve("merged").toString()).exits(0));
         lines(InProcess.run("recover", "--json", dir.resolve("missing").toString()).exits(3));
+        TestKeys keys = TestKeys.write(dir, "signing");
+        Path signed = dir.resolve("merged");
+        lines(InProcess.run("sign", "--json", signed.toString(), "--key", keys.privateKey().toString(),
+                "--public-key", keys.publicKey().toString()).exits(0));
+        String sig = signed.resolve("model.sig").toString();
+        lines(InProcess.run("verify", "--json", signed.toString(), "--signature", sig, "--public-key",
+                keys.publicKey().toString()).exits(0));
+        Files.writeString(signed.resolve("extra.txt"), "not signed");
+        lines(InProcess.run("verify", "--json", signed.toString(), "--signature", sig, "--public-key",
+                keys.publicKey().toString()).exits(1));
+        lines(InProcess.run("sign", "--json", dir.resolve("no-such-model").toString(), "--key",
+                keys.privateKey().toString(), "--public-key", keys.publicKey().toString()).exits(3));
 
         assertEquals(Set.of("checkpoint", "download", "file", "output_index", "output_shard", "recover", "shard",
-                "summary", "usage"), kinds, "every kind of line was seen");
-        assertEquals(Set.of("download", "dump", "inspect", "recover", "reshard", "validate", "verify"), commands,
+                "signature", "summary", "usage"), kinds, "every kind of line was seen");
+        assertEquals(Set.of("download", "dump", "inspect", "recover", "reshard", "sign", "validate", "verify"),
+                commands,
                 "every command closed with a summary");
     }
 

@@ -159,7 +159,7 @@ public final class ModelVerifier {
      * @throws IOException as {@link #verify(ModelFiles, byte[], List)}, or if the bundle cannot be read
      */
     public VerificationResult verify(Path model, Path signatureFile) throws IOException {
-        byte[] bundle = readBounded(signatureFile);
+        byte[] bundle = readBundle(signatureFile);
         return verify(ModelFiles.of(model), bundle, inside(model, signatureFile));
     }
 
@@ -171,6 +171,24 @@ public final class ModelVerifier {
             return List.of();
         }
         return List.of(root.relativize(signature).toString().replace(root.getFileSystem().getSeparator(), "/"));
+    }
+
+    /**
+     * Reads a bundle file, at most {@link #MAX_BUNDLE_BYTES}: only a regular file (a FIFO or a device would block or
+     * never end), whose link, if it is one, is followed.
+     *
+     * @param file the bundle file
+     * @return its bytes
+     * @throws SigningException {@link Reason#BUNDLE_TOO_LARGE} if it is larger
+     * @throws IOException      {@link dev.safetensors.ErrorCode#NOT_A_FILE} for anything but a regular file, or the
+     *                          failure to read it
+     */
+    public static byte[] readBundle(Path file) throws IOException {
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw new dev.safetensors.StorageException(dev.safetensors.ErrorCode.NOT_A_FILE, file.toString(),
+                    "is not a regular file: a signature bundle is read from a file");
+        }
+        return readBounded(file);
     }
 
     private static byte[] readBounded(Path file) throws IOException {

@@ -53,6 +53,18 @@ public final class VerifyCommand extends Subcommand {
 
     Path manifest;
 
+    String signature;
+
+    String publicKey;
+
+    final List<String> trustAnchors = new ArrayList<>();
+
+    boolean ignoreUnsignedFiles;
+
+    String identity;
+
+    String issuer;
+
     final SourceArguments selection = new SourceArguments();
 
     final List<String> sources = new ArrayList<>();
@@ -86,6 +98,20 @@ public final class VerifyCommand extends Subcommand {
         spec.option(OptionSpec.value("--manifest", "FILE", "Verify every file a manifest lists (written by"
                 + " 'safetensors manifest').",
                 v -> manifest = OptionValue.path(v)));
+        spec.option(OptionSpec.value("--signature", "FILE", "Verify an OpenSSF Model Signing bundle (model.sig) over"
+                + " the model at SOURCE (a folder, a file, a prefix): its signature against --public-key or"
+                + " --trust-anchor, then every file against the signed manifest (see docs/signing.md).",
+                v -> signature = v));
+        spec.option(OptionSpec.value("--public-key", "PEM", "With --signature: the signer's public key.",
+                v -> publicKey = v));
+        spec.option(OptionSpec.value("--trust-anchor", "PEM", "With --signature: a CA certificate the signing"
+                + " certificate's chain must lead to (repeatable).", trustAnchors::add).repeated());
+        spec.option(OptionSpec.flag("--ignore-unsigned-files", "With --signature: leave out files the manifest"
+                + " does not list instead of reporting them.", () -> ignoreUnsignedFiles = true));
+        spec.option(OptionSpec.value("--identity", "ID", "With --signature: the keyless (Sigstore) signer's"
+                + " identity; keyless verification is not supported yet.", v -> identity = v));
+        spec.option(OptionSpec.value("--issuer", "URL", "With --signature and --identity: the identity's OIDC"
+                + " issuer.", v -> issuer = v));
         spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "The file to verify (with --sha256);"
                 + " with --manifest, the files, folders and prefixes (ending in /) whose files must match the"
                 + " manifest one to one, or - for one location a line on standard input.",
@@ -95,6 +121,10 @@ public final class VerifyCommand extends Subcommand {
 
     @Override
     public int call() {
+        if (signature != null || publicKey != null || !trustAnchors.isEmpty() || identity != null || issuer != null
+                || ignoreUnsignedFiles) {
+            return verifySignature();
+        }
         Output output = common.output(out, err);
         Map<Target.File, Expected> expected = new HashMap<>();
         List<Target> targets = new ArrayList<>();
@@ -176,6 +206,38 @@ public final class VerifyCommand extends Subcommand {
                     r -> output.result(r, false, TextFormatter::verifyLine));
             return common.finish("verify", worst.exitCode());
         }
+    }
+
+    /** {@code --signature}: the model at the one SOURCE against an OMS bundle. */
+    private int verifySignature() {
+        if (signature == null) {
+            throw usage("--public-key, --trust-anchor, --identity, --issuer and --ignore-unsigned-files go with"
+                    + " --signature FILE");
+        }
+        if (manifest != null || sha256 != null || size != null || selection.recursive || selection.fromFile != null
+                || !selection.include.isEmpty() || !selection.exclude.isEmpty()) {
+            throw usage("--signature verifies one model against its bundle: no --manifest, --sha256, --size or"
+                    + " selection options");
+        }
+        if (sources.size() != 1 || sources.get(0).equals("-")) {
+            throw usage("--signature verifies one model: give its folder, file or prefix as SOURCE");
+        }
+        if (identity != null || issuer != null) {
+            String shown = sources.get(0);
+            Failure f = Failure.of(Status.ERROR, ErrorCode.UNSUPPORTED_SIGNATURE, "keyless (Sigstore identity)"
+                    + " verification is not supported yet: verify with --public-key or --trust-anchor", null);
+            if (common.json) {
+                out.println(CommandJson.failure("verify", shown, null, f));
+            } else {
+                err.println("safetensors verify: " + shown + ": " + f.message() + " [" + f.code() + "]");
+            }
+            return f.status().exitCode();
+        }
+        if ((publicKey == null) == trustAnchors.isEmpty()) {
+            throw usage("--signature needs one way to trust its signer: --public-key PEM or --trust-anchor PEM");
+        }
+        return new SignatureCheck(sources.get(0), signature, publicKey, trustAnchors,
+                ignoreUnsignedFiles, common.json, common.debug).run(common.opener(), out, err);
     }
 
     /** The files of the listed locations against the manifest, one to one: results stream, a summary closes. */

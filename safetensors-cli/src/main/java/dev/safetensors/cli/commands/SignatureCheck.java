@@ -1,0 +1,79 @@
+package dev.safetensors.cli.commands;
+
+import dev.safetensors.ErrorCode;
+import dev.safetensors.signing.ModelVerifier;
+import dev.safetensors.signing.SigningException;
+import dev.safetensors.signing.SigningKeys;
+import dev.safetensors.signing.VerificationResult;
+import dev.safetensors.cli.backends.SourceOpener;
+import dev.safetensors.cli.output.Sanitized;
+import dev.safetensors.cli.results.Failure;
+import dev.safetensors.cli.results.Status;
+
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * {@code verify LOCATION --signature FILE (--public-key PEM | --trust-anchor PEM...)}: the bundle's signature checked
+ * against the key or the CAs first, then every file of the model against the signed manifest. Exit 0 when both
+ * hold, 1 when the signature does not verify ({@code BAD_SIGNATURE}), its signer is not trusted
+ * ({@code UNTRUSTED_SIGNER}), the bundle is malformed ({@code INVALID_SIGNATURE_BUNDLE}) or the model differs (every
+ * missing, extra and changed file named), 3 when something cannot be read or the bundle's kind is not verified here
+ * ({@code UNSUPPORTED_SIGNATURE}: keyless Sigstore).
+ *
+ * @param location            the model
+ * @param signature           the bundle file
+ * @param publicKey           the signer's public key PEM, or null
+ * @param trustAnchors        the trusted CA certificates' PEM files (empty with a public key)
+ * @param ignoreUnsignedFiles whether files the manifest does not list are left out instead of reported
+ * @param json                whether to print JSON Lines
+ * @param debug               whether to print a failure's stack trace
+ */
+public record SignatureCheck(String location, String signature, String publicKey, List<String> trustAnchors,
+                             boolean ignoreUnsignedFiles, boolean json, boolean debug) {
+
+    /**
+     * @param opener the run's sources
+     * @param out    stdout
+     * @param err    stderr
+     * @return the exit code
+     */
+    public int run(SourceOpener opener, PrintStream out, PrintStream err) {
+        SignatureReport report = new SignatureReport(out, err, json);
+        try {
+            ModelVerifier verifier;
+            String signer;
+            if (publicKey != null) {
+                java.security.PublicKey key = SigningKeys.readPublicKey(Pem.read(publicKey));
+                verifier = ModelVerifier.withPublicKey(key);
+                signer = "key " + SigningKeys.hint(key);
+            } else {
+                verifier = ModelVerifier.withTrustAnchors(SignCommand.certificates(trustAnchors));
+                signer = "a certificate chain to --trust-anchor";
+            }
+            verifier = verifier.ignoreUnsignedFiles(ignoreUnsignedFiles);
+            Path bundle = Path.of(signature);
+            SignedModel model = SignedModel.of(location, opener);
+            VerificationResult result = model.local().isPresent() ? verifier.verify(model.local().get(), bundle)
+                    : verifier.verify(model.files(), ModelVerifier.readBundle(bundle), List.of());
+            return report.verified(location, signature, result, signer);
+        } catch (IOException | RuntimeException e) {
+            if (debug) {
+                err.print(Sanitized.stackTrace(e));
+            }
+            Failure f = Failure.from(e, location);
+            if (e instanceof SigningException s && verdict(s.code())) {
+                // a signature that does not hold is a verdict on the input, not a failure to read it
+                f = Failure.of(Status.INVALID, s.code(), s.getMessage(), null);
+            }
+            return report.failed("verify", location, f);
+        }
+    }
+
+    private static boolean verdict(ErrorCode code) {
+        return code == ErrorCode.BAD_SIGNATURE || code == ErrorCode.UNTRUSTED_SIGNER
+                || code == ErrorCode.INVALID_SIGNATURE_BUNDLE;
+    }
+}

@@ -1,0 +1,121 @@
+package dev.safetensors.cli;
+
+import dev.safetensors.fixtures.LoopbackS3;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import tools.jackson.databind.JsonNode;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code sign} and {@code verify --signature}: a folder signed with a key verifies with its public key, locally
+ * and after being copied to an S3 prefix (s3proxy, in a bucket of this class's own); one file changed at the same
+ * size, a file added or removed, another key, a keyless request, each with its exit code and named in text and JSON.
+ */
+class SignVerifyTest {
+    private static final Map<String, String> ENV = InProcess.S3_ENV;
+    private static final String BUCKET = "signed";
+
+    @TempDir
+    Path dir;
+    private Path model;
+    private Path key;
+    private Path publicKey;
+    private Path otherPublicKey;
+
+    @BeforeEach
+    void model() throws Exception {
+        model = Files.createDirectories(dir.resolve("my-model"));
+        Fixtures.twoShards(model);
+        Files.writeString(model.resolve("config.json"), "{\"model_type\":\"tiny\"}");
+        TestKeys keys = TestKeys.write(dir, "key");
+        key = keys.privateKey();
+        publicKey = keys.publicKey();
+        otherPublicKey = TestKeys.write(dir, "other").publicKey();
+    }
+
+    private Cli.Run sign(String... more) {
+        List<String> line = new ArrayList<>(List.of("sign", model.toString(), "--key", key.toString(),
+                "--public-key", publicKey.toString()));
+        line.addAll(List.of(more));
+        return InProcess.run(line.toArray(String[]::new));
+    }
+
+    @Test
+    void aSignedFolderVerifiesAndEveryDifferenceIsNamed() throws Exception {
+        Cli.Run signed = sign("--json").exits(0);
+        JsonNode line = signed.jsonLines().get(0);
+        assertEquals("signature", line.get("kind").asString(), signed.describe());
+        assertEquals(model.resolve("model.sig").toAbsolutePath().toString(), line.get("output").asString());
+        assertEquals(4, line.get("file_count").asInt(), "two shards, the index and config.json: " + signed.describe());
+
+        Path sig = model.resolve("model.sig");
+        Cli.Run ok = InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--public-key",
+                publicKey.toString()).exits(0);
+        assertTrue(ok.out().startsWith("OK          "), ok.describe());
+
+        Files.writeString(model.resolve("config.json"), "{\"model_type\":\"tinx\"}");
+        Files.writeString(model.resolve("notes.txt"), "added after signing");
+        Files.delete(model.resolve("model-00002-of-00002.safetensors"));
+        Cli.Run differs = InProcess.run("verify", model.toString(), "--signature", sig.toString(),
+                "--public-key", publicKey.toString()).exits(1);
+        assertTrue(differs.out().contains("changed  config.json"), differs.describe());
+        assertTrue(differs.out().contains("extra    notes.txt"), differs.describe());
+        assertTrue(differs.out().contains("missing  model-00002-of-00002.safetensors"), differs.describe());
+        Cli.Run json = InProcess.run("verify", "--json", model.toString(), "--signature", sig.toString(),
+                "--public-key", publicKey.toString(), "--ignore-unsigned-files").exits(1);
+        JsonNode result = json.jsonLines().get(0);
+        assertEquals("invalid", result.get("status").asString(), json.describe());
+        assertEquals("config.json", result.get("changed").get(0).asString());
+        assertEquals(0, result.get("extra").size(), "--ignore-unsigned-files leaves notes.txt out");
+        assertEquals("model-00002-of-00002.safetensors", result.get("missing").get(0).asString());
+    }
+
+    @Test
+    void anotherKeyAKeylessRequestAndAMissingTrustAreRefusedWithTheirCodes() {
+        sign().exits(0);
+        Path sig = model.resolve("model.sig");
+        Cli.Run other = InProcess.run("verify", "--json", model.toString(), "--signature", sig.toString(),
+                "--public-key", otherPublicKey.toString()).exits(1);
+        assertEquals("UNTRUSTED_SIGNER", other.summary().get("code").asString(), other.describe());
+        Cli.Run keyless = InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--identity",
+                "someone@example.com", "--issuer", "https://accounts.example.com").exits(3);
+        assertTrue(keyless.stderr().contains("[UNSUPPORTED_SIGNATURE]"), keyless.describe());
+        InProcess.run("verify", model.toString(), "--signature", sig.toString()).exits(2);
+        InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--public-key",
+                publicKey.toString(), "--sha256", "0".repeat(64)).exits(2);
+        Cli.Run notBundle = InProcess.run("verify", "--json", model.toString(), "--signature",
+                model.resolve("config.json").toString(), "--public-key", publicKey.toString()).exits(1);
+        assertEquals("INVALID_SIGNATURE_BUNDLE", notBundle.summary().get("code").asString(), notBundle.describe());
+    }
+
+    @Test
+    void aFolderSignedLocallyVerifiesInS3AndOneObjectChangedAtTheSameSizeIsNamed() throws Exception {
+        Path sig = dir.resolve("my-model.sig");
+        sign("--out", sig.toString()).exits(0);
+        LoopbackS3 s3 = LoopbackS3.shared();
+        try (var files = Files.list(model)) {
+            for (Path f : files.toList()) {
+                s3.put(BUCKET, "my-model/" + f.getFileName(), Files.readAllBytes(f));
+            }
+        }
+        String endpoint = s3.endpoint().toString();
+        String prefix = "s3://" + BUCKET + "/my-model/";
+        InProcess.run(ENV, "verify", prefix, "--signature", sig.toString(), "--public-key", publicKey.toString(),
+                "--s3-endpoint", endpoint, "--s3-path-style").exits(0);
+        byte[] config = Files.readAllBytes(model.resolve("config.json"));
+        config[config.length - 2] ^= 1;
+        s3.put(BUCKET, "my-model/config.json", config);
+        Cli.Run changed = InProcess.run(ENV, "verify", prefix, "--signature", sig.toString(), "--public-key",
+                publicKey.toString(), "--s3-endpoint", endpoint, "--s3-path-style").exits(1);
+        assertTrue(changed.out().contains("changed  config.json"), changed.describe());
+    }
+}
