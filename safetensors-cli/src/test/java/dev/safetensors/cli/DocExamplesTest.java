@@ -27,7 +27,8 @@ import dev.safetensors.cli.commands.Subcommand;
  * Keeps the command's documentation honest: every {@code bin/safetensors ...} line of README.md, docs/cli.md,
  * docs/hub.md, docs/spark.md and docs/storage.md (and, inside a fenced block, a line that starts
  * {@code safetensors ...}; a line ending in {@code \} goes on on the next) runs in-process, against the sample data in
- * {@code examples/data}, and ends with the exit code the docs show (after {@code $ echo $?}, or as {@code (exit N)}
+ * {@code examples/data} (the signing lines' {@code my-model/} and key files made here), and ends with the exit code
+ * the docs show (after {@code $ echo $?}, or as {@code (exit N)}
  * in its output; 0 when they show none). A line whose comment starts with {@code (remote)} needs a store or the Hub:
  * it is not run, but its options must parse. The inputs the "Bad input" and index sections name
  * ({@code downloads/...}, {@code shards/}, {@code hostile/}) are made here as the docs describe them;
@@ -202,7 +203,8 @@ class DocExamplesTest {
             return tmp.resolve(path.substring(5));
         }
         if (path.startsWith("downloads") || path.startsWith("shards/") || path.startsWith("hostile/")
-                || path.equals("manifest.json") || path.equals("resharded")) {
+                || path.equals("manifest.json") || path.equals("resharded") || path.startsWith("my-model/")
+                || path.startsWith("signing-key.")) {
             return tmp.resolve(path);
         }
         return Path.of(path);
@@ -244,6 +246,14 @@ class DocExamplesTest {
             sparse.write(json);
             sparse.setLength(8 + json.length + 2147483648L);
         }
+        // the signing examples' model and key: the sample checkpoint, and a key pair as the docs' openssl lines make
+        Path model = Files.createDirectories(tmp.resolve("my-model"));
+        try (var files = Files.list(ROOT.resolve("examples/data/sharded"))) {
+            for (Path f : files.toList()) {
+                Files.copy(f, model.resolve(f.getFileName().toString()));
+            }
+        }
+        TestKeys.write(tmp, "signing-key");
         String index = Files.readString(ROOT.resolve("examples/data/sharded/model.safetensors.index.json"));
         String first = "\"embed.weight\" : \"model-00001-of-00002.safetensors\"";
         assertTrue(index.contains(first), "the sample index maps embed.weight to the first shard");
