@@ -49,12 +49,14 @@ class DocSnippetsTest {
             import dev.safetensors.http.*;
             import dev.safetensors.s3.*;
             import dev.safetensors.gcs.*;
+            import dev.safetensors.signing.*;
             import software.amazon.awssdk.services.s3.S3Client;
             import java.io.*;
             import java.net.URI;
             import java.nio.ByteBuffer;
             import java.nio.channels.*;
             import java.nio.file.*;
+            import java.security.*;
             import java.util.*;
             """;
 
