@@ -14,18 +14,34 @@ import java.util.List;
  * names no other attempt uses, so a failed, retried or speculative attempt never touches another's files. It is
  * created with {@link Files#createDirectory}, not {@code createDirectories}: an attempt still running after its job
  * ended (and its staging folder was deleted) fails instead of leaving a folder behind.
+ *
+ * <p>For a store output the staging folder is the attempt's temporary folder on the executor, and the commit
+ * uploads the files ({@link UploadedAttempt}).
  */
 final class AttemptFolder {
     private final Path folder;
     private final int partition;
     private final WriteOptions options;
+    /** The upload of a store output's attempt, or null for a local output. */
+    private final UploadedAttempt upload;
     private int files;
     private long rows;
 
     AttemptFolder(String staging, int partition, long taskId, WriteOptions options) throws IOException {
-        this.folder = Path.of(staging).resolve("attempt-" + partition + "-" + taskId);
+        this(Path.of(staging), partition, taskId, options, null);
+    }
+
+    /** The folder of an attempt whose files go to a store prefix, inside its temporary folder. */
+    AttemptFolder(UploadedAttempt upload, int partition, long taskId, WriteOptions options) throws IOException {
+        this(upload.temp(), partition, taskId, options, upload);
+    }
+
+    private AttemptFolder(Path staging, int partition, long taskId, WriteOptions options, UploadedAttempt upload)
+            throws IOException {
+        this.folder = staging.resolve("attempt-" + partition + "-" + taskId);
         this.partition = partition;
         this.options = options;
+        this.upload = upload;
         try {
             Files.createDirectory(folder);
         } catch (IOException e) {
@@ -55,12 +71,17 @@ final class AttemptFolder {
         return "partition " + partition + ", row " + row;
     }
 
-    TaskFiles commit(List<WrittenFile> written) {
-        return new TaskFiles(partition, folder.toString(), List.copyOf(written));
+    /** @return the commit message: the files in the folder, or the objects they were uploaded to */
+    TaskFiles commit(List<WrittenFile> written) throws IOException {
+        TaskFiles local = new TaskFiles(partition, folder.toString(), List.copyOf(written));
+        return upload == null ? local : upload.upload(local);
     }
 
-    /** Deletes the folder and everything in it. */
+    /** Deletes the folder and everything in it, and what a store output's attempt uploaded. */
     void delete() throws IOException {
         Staging.deleteTree(folder);
+        if (upload != null) {
+            upload.abort();
+        }
     }
 }

@@ -7,13 +7,12 @@ import dev.safetensors.Location;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.InvalidHeaderException;
 import dev.safetensors.SafetensorsHeader;
-import dev.safetensors.core.SafetensorsFile;
 import dev.safetensors.core.SafetensorsWriter;
 import dev.safetensors.core.ShardIndex;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -23,9 +22,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The driver's job commit for each layout: final names for the committed attempts' files (numbered in partition
- * order, known only now), the cross-task checks (duplicate names or keys, one shape per samples column), and the
- * index or manifest, published last.
+ * The driver's job commit for each layout: final names for the committed attempts' files (for a local output
+ * numbered in partition order, known only now; a store's objects keep the names their tasks uploaded them under),
+ * the cross-task checks (duplicate names or keys, one shape per samples column), and the index or manifest,
+ * published last. A store's checkpoint always gets an index, even of one shard: the local single-file
+ * {@code PREFIX.safetensors} is a rename, which a store could only make as a copy.
  */
 final class JobCommit {
     /** The samples layout's manifest. */
@@ -35,18 +36,18 @@ final class JobCommit {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final WriteOptions options;
-    private final Staging staging;
-    private final List<Path> paths = new ArrayList<>();
+    private final JobOutput output;
+    private final List<String> wheres = new ArrayList<>();
     private final List<WrittenFile> files = new ArrayList<>();
 
-    JobCommit(WriteOptions options, Staging staging, List<TaskFiles> tasks) {
+    JobCommit(WriteOptions options, JobOutput output, List<TaskFiles> tasks) {
         this.options = options;
-        this.staging = staging;
+        this.output = output;
         List<TaskFiles> ordered = new ArrayList<>(tasks);
         ordered.sort((a, b) -> Integer.compare(a.partition(), b.partition()));
         for (TaskFiles t : ordered) {
             for (WrittenFile f : t.files()) {
-                paths.add(Path.of(t.folder()).resolve(f.name()));
+                wheres.add(output.where(t, f));
                 files.add(f);
             }
         }
@@ -63,23 +64,24 @@ final class JobCommit {
     private void checkpoint() throws IOException {
         String single = options.prefix() + ".safetensors";
         if (files.isEmpty()) {
-            Path empty = staging.folder().resolve("empty.safetensors");
+            ByteArrayOutputStream empty = new ByteArrayOutputStream();
             SafetensorsWriter.create().metadata(options.metadata()).writeTo(empty);
-            staging.publish(Map.of(single, empty), null, null);
+            output.publish(Map.of(), single, empty.toByteArray());
             return;
         }
-        if (files.size() == 1) {
-            staging.publish(Map.of(single, paths.get(0)), null, null);
+        if (files.size() == 1 && !output.keepsNames()) {
+            output.publish(Map.of(single, wheres.get(0)), null, null);
             return;
         }
         int n = files.size();
-        Map<String, Path> named = new LinkedHashMap<>();
+        Map<String, String> named = new LinkedHashMap<>();
         Map<String, String> weightMap = new LinkedHashMap<>();
         Map<String, SafetensorsHeader> headers = new HashMap<>();
         long total = 0;
         for (int i = 0; i < n; i++) {
-            String name = dev.safetensors.core.ShardedWriter.shardName(options.prefix(), i + 1, n);
-            named.put(name, paths.get(i));
+            String name = output.keepsNames() ? files.get(i).name()
+                    : dev.safetensors.core.ShardedWriter.shardName(options.prefix(), i + 1, n);
+            named.put(name, wheres.get(i));
             for (WrittenTensor t : files.get(i).tensors()) {
                 if (weightMap.put(t.name(), name) != null) {
                     throw new InvalidHeaderException(ErrorCode.DUPLICATE_KEY, options.path(), "two rows (in"
@@ -87,14 +89,12 @@ final class JobCommit {
                 }
             }
             total += files.get(i).tensorBytes();
-            try (SafetensorsFile f = SafetensorsFile.open(paths.get(i))) {
-                headers.put(name, f.header());
-            }
+            headers.put(name, output.header(wheres.get(i)));
         }
         String indexName = options.prefix() + Location.INDEX_SUFFIX;
         byte[] bytes = ShardIndex.encode(total, weightMap);
         ShardIndex.parse(indexName, bytes).verifyAgainst(headers);
-        staging.publish(named, indexName, bytes);
+        output.publish(named, indexName, bytes);
     }
 
     private void samples() throws IOException {
@@ -102,13 +102,13 @@ final class JobCommit {
         manifest.put("layout", "samples");
         manifest.put("batch_size", options.batchSize());
         long rows = 0;
-        Map<String, Path> named = new LinkedHashMap<>();
+        Map<String, String> named = new LinkedHashMap<>();
         ArrayNode list = JSON.createArrayNode();
         Map<String, long[]> firstShape = new HashMap<>();
         for (int i = 0; i < files.size(); i++) {
             WrittenFile f = files.get(i);
-            String name = String.format(Locale.ROOT, "%s-%05d.safetensors", options.prefix(), i);
-            named.put(name, paths.get(i));
+            String name = name(i);
+            named.put(name, wheres.get(i));
             ObjectNode entry = list.addObject();
             entry.put("file", name);
             entry.put("rows", f.rows());
@@ -130,15 +130,15 @@ final class JobCommit {
         }
         manifest.put("rows", rows);
         manifest.set("files", list);
-        staging.publish(named, MANIFEST, json(manifest));
+        output.publish(named, MANIFEST, json(manifest));
     }
 
     private void keyed() throws IOException {
-        Map<String, Path> named = new LinkedHashMap<>();
+        Map<String, String> named = new LinkedHashMap<>();
         Map<String, String> keys = new LinkedHashMap<>();
         for (int i = 0; i < files.size(); i++) {
-            String name = String.format(Locale.ROOT, "%s-%05d.safetensors", options.prefix(), i);
-            named.put(name, paths.get(i));
+            String name = name(i);
+            named.put(name, wheres.get(i));
             for (String k : files.get(i).keys()) {
                 if (keys.put(k, name) != null) {
                     throw new InvalidHeaderException(ErrorCode.DUPLICATE_KEY, options.path(), "key " + k + " is in"
@@ -153,7 +153,13 @@ final class JobCommit {
         named.keySet().forEach(list::add);
         ObjectNode map = index.putObject("keys");
         keys.forEach(map::put);
-        staging.publish(named, KEY_INDEX, json(index));
+        output.publish(named, KEY_INDEX, json(index));
+    }
+
+    /** @return the final name of the i-th file of a samples or keyed output */
+    private String name(int i) {
+        return output.keepsNames() ? files.get(i).name()
+                : String.format(Locale.ROOT, "%s-%05d.safetensors", options.prefix(), i);
     }
 
     private static byte[] json(ObjectNode node) throws IOException {

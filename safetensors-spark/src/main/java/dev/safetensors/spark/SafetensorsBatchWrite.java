@@ -1,5 +1,7 @@
 package dev.safetensors.spark;
 
+import dev.safetensors.Location;
+import dev.safetensors.core.OutputFolder;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
@@ -10,18 +12,21 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * One write job: the staging folder is made when Spark asks for the writer factory, each task commits into its own
  * attempt folder (Spark's commit coordinator lets one attempt per partition commit), and the job commit renames the
- * committed files into the output, the index or manifest last; an aborted job leaves the output as it was.
+ * committed files into the output, the index or manifest last; an aborted job leaves the output as it was. A store
+ * prefix has no rename: its tasks upload their files under final names when they commit, and the job commit
+ * uploads the index or manifest last ({@link StoreOutput}).
  */
 final class SafetensorsBatchWrite implements BatchWrite {
     private static final System.Logger LOG = System.getLogger(SafetensorsBatchWrite.class.getName());
     private final WriteOptions options;
     private final StructType schema;
     private final Staging.FileMoves moves;
-    private Staging staging;
+    private JobOutput output;
 
     SafetensorsBatchWrite(WriteOptions options, StructType schema) {
         this(options, schema, Staging.FileMoves.FILE_SYSTEM);
@@ -37,11 +42,18 @@ final class SafetensorsBatchWrite implements BatchWrite {
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
         try {
-            staging = Staging.prepare(options, moves);
+            Optional<Location> store = OutputFolder.store(Locations.normalize(options.path()));
+            if (store.isPresent()) {
+                StoreOutput s = StoreOutput.prepare(options, store.get());
+                output = s;
+                return new TaskWriterFactory(options, schema, null, s.job());
+            }
+            Staging staging = Staging.prepare(options, moves);
+            output = staging;
+            return new TaskWriterFactory(options, schema, staging.folder().toString(), null);
         } catch (IOException e) {
             throw unchecked(e);
         }
-        return new TaskWriterFactory(options, schema, staging.folder().toString());
     }
 
     @Override
@@ -58,7 +70,7 @@ final class SafetensorsBatchWrite implements BatchWrite {
             }
         }
         try {
-            new JobCommit(options, staging, tasks).commit();
+            new JobCommit(options, output, tasks).commit();
         } catch (IOException e) {
             throw unchecked(e);
         }
@@ -76,13 +88,13 @@ final class SafetensorsBatchWrite implements BatchWrite {
 
     @Override
     public void abort(WriterCommitMessage[] messages) {
-        if (staging == null) {
+        if (output == null) {
             return;
         }
         try {
-            staging.abort();
+            output.abort();
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "could not clean up the aborted write into " + staging.output(), e);
+            LOG.log(System.Logger.Level.WARNING, "could not clean up the aborted write into " + output.display(), e);
         }
     }
 }

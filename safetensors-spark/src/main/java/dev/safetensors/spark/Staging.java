@@ -3,7 +3,9 @@ package dev.safetensors.spark;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
 import dev.safetensors.SafetensorsException;
+import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.StorageException;
+import dev.safetensors.core.SafetensorsFile;
 
 import java.io.IOException;
 import java.nio.file.DirectoryStream;
@@ -12,6 +14,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -27,7 +30,7 @@ import java.util.UUID;
  * holds the old content whole; a job killed between the renames leaves the old entries in the hidden staging
  * folder's {@value #PREVIOUS}, where a person can take them back.
  */
-final class Staging {
+final class Staging implements JobOutput {
     /** The start of every staging folder's name. */
     static final String PREFIX = ".safetensors-staging-";
     /** The staging folder's child that holds an overwritten output's old entries until the new ones are in. */
@@ -125,16 +128,42 @@ final class Staging {
         return output;
     }
 
+    @Override
+    public String display() {
+        return output.toString();
+    }
+
+    @Override
+    public String where(TaskFiles task, WrittenFile file) {
+        return Path.of(task.folder()).resolve(file.name()).toString();
+    }
+
+    /** @return false: the files are numbered in partition order at job commit, when their count is known */
+    @Override
+    public boolean keepsNames() {
+        return false;
+    }
+
+    @Override
+    public SafetensorsHeader header(String where) throws IOException {
+        try (SafetensorsFile f = SafetensorsFile.open(Path.of(where))) {
+            return f.header();
+        }
+    }
+
     /**
      * Publishes a job: moves the old output aside (overwrite) or checks it is still empty, renames each committed
      * file to its final name, writes the last file (the index or manifest), and deletes the staging folder, the old
      * output with it. When a step before the last fails, the new files are taken out and the old ones put back.
      *
-     * @param files committed files by final name, in order
+     * @param where committed files by final name, in order
      * @param last  the final name and bytes of the file that marks the output complete, or null
      * @throws IOException {@link ErrorCode#WRITE_FAILED} naming what failed and whether the old output is back
      */
-    void publish(Map<String, Path> files, String lastName, byte[] last) throws IOException {
+    @Override
+    public void publish(Map<String, String> where, String lastName, byte[] last) throws IOException {
+        Map<String, Path> files = new LinkedHashMap<>();
+        where.forEach((name, path) -> files.put(name, Path.of(path)));
         List<String> aside = List.of();
         if (overwrite) {
             aside = moveAside();
@@ -236,7 +265,8 @@ final class Staging {
      * output folder too if the job created it. Old content that a failed overwrite could not put back stays, in
      * {@link #PREVIOUS}.
      */
-    void abort() throws IOException {
+    @Override
+    public void abort() throws IOException {
         if (stranded) {
             try (DirectoryStream<Path> entries = Files.newDirectoryStream(folder)) {
                 for (Path p : entries) {

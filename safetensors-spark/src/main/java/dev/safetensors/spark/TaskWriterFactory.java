@@ -13,13 +13,16 @@ import java.io.UncheckedIOException;
  *
  * @param options the write's options
  * @param schema  the rows' schema
- * @param staging the job's staging folder
+ * @param staging the job's staging folder, or null for a store output
+ * @param store   the job's object names under a store prefix, or null for a local output
  */
-record TaskWriterFactory(WriteOptions options, StructType schema, String staging) implements DataWriterFactory {
+record TaskWriterFactory(WriteOptions options, StructType schema, String staging, StoreJob store)
+        implements DataWriterFactory {
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
         try {
-            AttemptFolder folder = new AttemptFolder(staging, partitionId, taskId, options);
+            AttemptFolder folder = store == null ? new AttemptFolder(staging, partitionId, taskId, options)
+                    : new AttemptFolder(UploadedAttempt.start(store, partitionId), partitionId, taskId, options);
             return switch (options.layout()) {
                 case CHECKPOINT -> new CheckpointRows(options, schema, folder);
                 case SAMPLES -> new SamplesRows(options, SamplesRows.columns(schema, options), folder);

@@ -1,7 +1,9 @@
 package dev.safetensors.spark;
 
 import dev.safetensors.ErrorCode;
+import dev.safetensors.Location;
 import dev.safetensors.StorageException;
+import dev.safetensors.core.OutputFolder;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
@@ -13,11 +15,12 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Applies a save mode, then writes the rows with the DSv2 writer: {@code layout=checkpoint} (tensor rows to a
  * sharded checkpoint), {@code layout=samples} (rows stacked into batches) or {@code layout=keyed} (one set of tensors
- * per key). docs/spark.md describes the options.
+ * per key), into a local folder or a store prefix. docs/spark.md describes the options.
  */
 final class WriteLayouts {
     private static final String POSITION = "__safetensors_position";
@@ -28,22 +31,27 @@ final class WriteLayouts {
 
     static void save(Dataset<Row> data, SaveMode mode, Map<String, String> options) throws IOException {
         WriteOptions parsed = WriteOptions.parse(options);
-        Path output = Staging.output(parsed.path());
-        boolean holdsFiles = Files.isDirectory(output) && !isEmpty(output);
+        Optional<Location> store = OutputFolder.store(Locations.normalize(parsed.path()));
+        Path output = store.isPresent() ? null : Staging.output(parsed.path());
+        boolean holdsFiles = store.isPresent() ? StoreOutput.holdsObjects(store.get())
+                : Files.isDirectory(output) && !isEmpty(output);
+        boolean notAFolder = output != null && Files.exists(output) && !Files.isDirectory(output);
         switch (mode) {
             case Append -> throw new IllegalArgumentException("the safetensors writer does not append: a"
                     + " checkpoint's index and a dataset's manifest describe one job's files. Write into a new"
                     + " folder, or with mode(\"overwrite\")");
             case Ignore -> {
-                if (holdsFiles || Files.exists(output) && !Files.isDirectory(output)) {
+                if (holdsFiles || notAFolder) {
                     return;
                 }
             }
             case ErrorIfExists -> {
-                if (Files.exists(output) && !Files.isDirectory(output)) {
+                if (notAFolder) {
                     throw new StorageException(ErrorCode.NOT_A_FILE, output.toString(), "is not a folder");
                 }
-                if (holdsFiles) {
+                if (holdsFiles && store.isPresent()) {
+                    throw StoreOutput.notEmpty(store.get());
+                } else if (holdsFiles) {
                     Staging.refuseIfHoldsFiles(output);
                 }
             }
