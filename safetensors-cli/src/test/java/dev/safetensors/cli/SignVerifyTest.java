@@ -98,6 +98,37 @@ class SignVerifyTest {
     }
 
     @Test
+    void ignorePathsMayBeAbsoluteInsideTheModelAndVerifyMayLeaveOutMore() throws Exception {
+        Files.writeString(model.resolve("notes.txt"), "not signed");
+        Path sig = dir.resolve("my-model.sig");
+        // absolute, as the reference's --ignore_paths and the OMS conformance suite give them
+        Cli.Run signed = sign("--out", sig.toString(), "--json", "--ignore",
+                model.resolve("notes.txt").toAbsolutePath().toString()).exits(0);
+        assertEquals(4, signed.jsonLines().get(0).get("file_count").asInt(),
+                "notes.txt left out: " + signed.describe());
+        sign("--out", sig.toString(), "--ignore", dir.resolve("elsewhere").toAbsolutePath().toString()).exits(2);
+        sign("--out", sig.toString(), "--ignore", "../elsewhere").exits(2);
+
+        Files.writeString(model.resolve("later.txt"), "added after signing");
+        String[] verify = {"verify", "--json", model.toString(), "--signature", sig.toString(), "--public-key",
+                publicKey.toString()};
+        Cli.Run extra = InProcess.run(verify).exits(1);
+        assertEquals("later.txt", extra.jsonLines().get(0).get("extra").get(0).asString(), extra.describe());
+        InProcess.run(append(verify, "--ignore", "later.txt")).exits(0);
+        InProcess.run(append(verify, "--ignore", model.resolve("later.txt").toAbsolutePath().toString())).exits(0);
+        Cli.Run missing = InProcess.run(append(verify, "--ignore", "later.txt", "--ignore", "config.json")).exits(1);
+        assertEquals("config.json", missing.jsonLines().get(0).get("missing").get(0).asString(), missing.describe());
+        InProcess.run(append(verify, "--ignore", dir.resolve("elsewhere").toAbsolutePath().toString())).exits(2);
+        InProcess.run("verify", model.toString(), "--ignore", "later.txt").exits(2);
+    }
+
+    private static String[] append(String[] line, String... more) {
+        List<String> all = new ArrayList<>(List.of(line));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
+    }
+
+    @Test
     void aFolderSignedLocallyVerifiesInS3AndOneObjectChangedAtTheSameSizeIsNamed() throws Exception {
         Path sig = dir.resolve("my-model.sig");
         sign("--out", sig.toString()).exits(0);

@@ -19,6 +19,7 @@ import java.security.PublicKey;
 import java.security.Signature;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
@@ -159,8 +160,24 @@ public final class ModelVerifier {
      * @throws IOException as {@link #verify(ModelFiles, byte[], List)}, or if the bundle cannot be read
      */
     public VerificationResult verify(Path model, Path signatureFile) throws IOException {
+        return verify(model, signatureFile, List.of());
+    }
+
+    /**
+     * Verifies a local model against a bundle file, leaving out more paths than the manifest records, as the
+     * reference's {@code verify --ignore-paths} does (a file signed but ignored here is then missing).
+     *
+     * @param model         the model folder or file
+     * @param signatureFile the bundle; left out of the model if it lies inside
+     * @param ignorePaths   paths relative to the model root to leave out besides those the manifest records
+     * @return how the model compares
+     * @throws IOException as {@link #verify(ModelFiles, byte[], List)}, or if the bundle cannot be read
+     */
+    public VerificationResult verify(Path model, Path signatureFile, List<String> ignorePaths) throws IOException {
         byte[] bundle = readBundle(signatureFile);
-        return verify(ModelFiles.of(model), bundle, inside(model, signatureFile));
+        List<String> ignored = new ArrayList<>(ignorePaths);
+        ignored.addAll(inside(model, signatureFile));
+        return verify(ModelFiles.of(model), bundle, ignored);
     }
 
     /** @return the signature file's path relative to the model folder, if it lies inside it */

@@ -58,6 +58,25 @@ class RoundTripTest {
                 result.manifest().serialization().ignorePaths());
     }
 
+    @Test
+    void aLocalModelVerifiesWithMorePathsLeftOutThanTheManifestRecords() throws Exception {
+        KeyPair keys = TestSupport.ecKeys("secp256r1");
+        Path model = TestSupport.model(dir);
+        Path signature = model.resolve("model.sig");
+        ModelSigner.withKey(keys).sign(model, signature, Serialization.files());
+        TestSupport.write(model, "cache/notes.txt", "added after signing");
+        ModelVerifier verifier = ModelVerifier.withPublicKey(keys.getPublic());
+
+        assertEquals(List.of("cache/notes.txt"), verifier.verify(model, signature).extra());
+        // the signature inside the model stays left out besides the paths given
+        VerificationResult ignored = verifier.verify(model, signature, List.of("cache"));
+        assertTrue(ignored.matches(), ignored.toString());
+        // a signed file left out at verification is not hashed, so it is missing rather than silently accepted
+        VerificationResult signedButIgnored = verifier.verify(model, signature, List.of("cache", "config.json"));
+        assertEquals(List.of("config.json"), signedButIgnored.missing());
+        assertEquals(List.of(), signedButIgnored.extra());
+    }
+
     @ParameterizedTest
     @CsvSource({"files", "shards"})
     void everyChangedMissingAndExtraFileIsReported(String method) throws Exception {

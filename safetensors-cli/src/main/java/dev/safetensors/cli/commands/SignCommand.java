@@ -64,8 +64,9 @@ public final class SignCommand extends Subcommand {
                 + " several in one file).", chain::add).repeated());
         spec.option(OptionSpec.value("--out", "FILE", "Where to write the bundle (default: LOCATION/model.sig for"
                 + " a folder, FILE.sig for a file; required for a prefix).", v -> outText = v).alias("-o"));
-        spec.option(OptionSpec.value("--ignore", "PATH", "A path below LOCATION to leave out (repeatable); .git,"
-                + " .gitattributes, .github and .gitignore always are.", ignore::add).repeated());
+        spec.option(OptionSpec.value("--ignore", "PATH", "A path below LOCATION to leave out (repeatable): relative"
+                + " to it, or absolute inside a local folder; .git, .gitattributes, .github and .gitignore always"
+                + " are.", ignore::add).repeated());
         spec.option(OptionSpec.value("--hash", "ALGORITHM", "sha256 (default) or blake2b.", v -> hash = v));
         spec.option(OptionSpec.value("--shards", "SIZE", "Hash each file in ranges of SIZE bytes (the shards"
                 + " serialization; 1GB as model_signing's default), not whole.", v -> shards = v));
@@ -80,6 +81,7 @@ public final class SignCommand extends Subcommand {
         SignatureReport report = new SignatureReport(out, err, common.json);
         try {
             SignedModel model = SignedModel.of(location, common.opener());
+            serialization = serialization.withIgnorePaths(withDefaults(model.relativeIgnorePaths("--ignore", ignore)));
             Path output = output(model);
             SigningIdentity signer = SigningIdentity.read(key, publicKey, certificate, chain);
             ModelSignature signature;
@@ -91,6 +93,9 @@ public final class SignCommand extends Subcommand {
             }
             report.signed(location, output.toString(), signature.manifest(), signer.description());
             return 0;
+        } catch (UsageException e) {
+            // an --ignore path outside the model is known only once LOCATION is: still a usage error (exit 2)
+            throw e;
         } catch (IOException | RuntimeException e) {
             if (common.debug) {
                 err.print(Sanitized.stackTrace(e));
@@ -121,9 +126,14 @@ public final class SignCommand extends Subcommand {
         if (certificate == null && !chain.isEmpty()) {
             throw new UsageException("--chain names the certificates above --cert: give --cert too");
         }
+        return s.withHashType(hash).withAllowSymlinks(allowSymlinks);
+    }
+
+    /** @return the paths the manifest records as ignored: the reference's defaults, then those given */
+    private static List<String> withDefaults(List<String> given) {
         List<String> ignored = new ArrayList<>(Serialization.DEFAULT_IGNORE_PATHS);
-        ignored.addAll(ignore);
-        return s.withHashType(hash).withAllowSymlinks(allowSymlinks).withIgnorePaths(ignored);
+        ignored.addAll(given);
+        return ignored;
     }
 
     /** The bundle's file: --out, or the default beside a local model. */

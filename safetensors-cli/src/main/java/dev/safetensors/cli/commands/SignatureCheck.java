@@ -5,6 +5,7 @@ import dev.safetensors.signing.ModelVerifier;
 import dev.safetensors.signing.SigningException;
 import dev.safetensors.signing.SigningKeys;
 import dev.safetensors.signing.VerificationResult;
+import dev.safetensors.cli.arguments.UsageException;
 import dev.safetensors.cli.backends.SourceOpener;
 import dev.safetensors.cli.output.Sanitized;
 import dev.safetensors.cli.results.Failure;
@@ -27,12 +28,13 @@ import java.util.List;
  * @param signature           the bundle file
  * @param publicKey           the signer's public key PEM, or null
  * @param trustAnchors        the trusted CA certificates' PEM files (empty with a public key)
+ * @param ignorePaths         paths to leave out besides those the manifest records ({@code --ignore})
  * @param ignoreUnsignedFiles whether files the manifest does not list are left out instead of reported
  * @param json                whether to print JSON Lines
  * @param debug               whether to print a failure's stack trace
  */
 public record SignatureCheck(String location, String signature, String publicKey, List<String> trustAnchors,
-                             boolean ignoreUnsignedFiles, boolean json, boolean debug) {
+                             List<String> ignorePaths, boolean ignoreUnsignedFiles, boolean json, boolean debug) {
 
     /**
      * @param opener the run's sources
@@ -56,9 +58,14 @@ public record SignatureCheck(String location, String signature, String publicKey
             verifier = verifier.ignoreUnsignedFiles(ignoreUnsignedFiles);
             Path bundle = Path.of(signature);
             SignedModel model = SignedModel.of(location, opener);
-            VerificationResult result = model.local().isPresent() ? verifier.verify(model.local().get(), bundle)
-                    : verifier.verify(model.files(), ModelVerifier.readBundle(bundle), List.of());
+            List<String> ignored = model.relativeIgnorePaths("--ignore", ignorePaths);
+            VerificationResult result = model.local().isPresent()
+                    ? verifier.verify(model.local().get(), bundle, ignored)
+                    : verifier.verify(model.files(), ModelVerifier.readBundle(bundle), ignored);
             return report.verified(location, signature, result, signer);
+        } catch (UsageException e) {
+            // an --ignore path outside the model is known only once LOCATION is: still a usage error (exit 2)
+            throw e;
         } catch (IOException | RuntimeException e) {
             if (debug) {
                 err.print(Sanitized.stackTrace(e));

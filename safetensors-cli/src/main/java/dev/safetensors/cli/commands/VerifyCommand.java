@@ -59,6 +59,8 @@ public final class VerifyCommand extends Subcommand {
 
     final List<String> trustAnchors = new ArrayList<>();
 
+    final List<String> ignorePaths = new ArrayList<>();
+
     boolean ignoreUnsignedFiles;
 
     String identity;
@@ -106,6 +108,9 @@ public final class VerifyCommand extends Subcommand {
                 v -> publicKey = v));
         spec.option(OptionSpec.value("--trust-anchor", "PEM", "With --signature: a CA certificate the signing"
                 + " certificate's chain must lead to (repeatable).", trustAnchors::add).repeated());
+        spec.option(OptionSpec.value("--ignore", "PATH", "With --signature: a path below SOURCE to leave out"
+                + " besides those the bundle records (repeatable): relative to it, or absolute inside a local"
+                + " folder; a signed file left out is missing.", ignorePaths::add).repeated());
         spec.option(OptionSpec.flag("--ignore-unsigned-files", "With --signature: leave out files the manifest"
                 + " does not list instead of reporting them.", () -> ignoreUnsignedFiles = true));
         spec.option(OptionSpec.value("--identity", "ID", "With --signature: the keyless (Sigstore) signer's"
@@ -122,7 +127,7 @@ public final class VerifyCommand extends Subcommand {
     @Override
     public int call() {
         if (signature != null || publicKey != null || !trustAnchors.isEmpty() || identity != null || issuer != null
-                || ignoreUnsignedFiles) {
+                || !ignorePaths.isEmpty() || ignoreUnsignedFiles) {
             return verifySignature();
         }
         Output output = common.output(out, err);
@@ -211,8 +216,8 @@ public final class VerifyCommand extends Subcommand {
     /** {@code --signature}: the model at the one SOURCE against an OMS bundle. */
     private int verifySignature() {
         if (signature == null) {
-            throw usage("--public-key, --trust-anchor, --identity, --issuer and --ignore-unsigned-files go with"
-                    + " --signature FILE");
+            throw usage("--public-key, --trust-anchor, --identity, --issuer, --ignore and --ignore-unsigned-files"
+                    + " go with --signature FILE");
         }
         if (manifest != null || sha256 != null || size != null || selection.recursive || selection.fromFile != null
                 || !selection.include.isEmpty() || !selection.exclude.isEmpty()) {
@@ -236,7 +241,7 @@ public final class VerifyCommand extends Subcommand {
         if ((publicKey == null) == trustAnchors.isEmpty()) {
             throw usage("--signature needs one way to trust its signer: --public-key PEM or --trust-anchor PEM");
         }
-        return new SignatureCheck(sources.get(0), signature, publicKey, trustAnchors,
+        return new SignatureCheck(sources.get(0), signature, publicKey, trustAnchors, ignorePaths,
                 ignoreUnsignedFiles, common.json, common.debug).run(common.opener(), out, err);
     }
 
