@@ -46,7 +46,8 @@ final class HadoopFiles {
         conf = configuration;
     }
 
-    private static Configuration conf() {
+    /** @return the configuration installed by {@link #use}, or a default one if none was */
+    static Configuration conf() {
         Configuration c = conf;
         if (c == null) {
             c = new Configuration();
@@ -60,12 +61,21 @@ final class HadoopFiles {
      * @return whether it is read through Hadoop
      */
     static boolean handles(String location) {
-        URI uri = Sources.asUri(location);
-        if (uri == null || uri.getScheme() == null
-                || OURS.contains(uri.getScheme().toLowerCase(java.util.Locale.ROOT))) {
+        return handles(Location.parse(location));
+    }
+
+    /**
+     * The one rule for what goes through Hadoop, read here and written by {@link HadoopObjectWriter}: a URI whose
+     * scheme is none of the library's and that no installed backend serves.
+     *
+     * @param location a location
+     * @return whether it is read and written through Hadoop
+     */
+    static boolean handles(Location location) {
+        if (location.uri().isEmpty() || OURS.contains(location.scheme())) {
             return false;
         }
-        return Sources.registry().providers().stream().noneMatch(p -> p.supports(dev.safetensors.Location.of(uri)));
+        return Sources.registry().providers().stream().noneMatch(p -> p.supports(location));
     }
 
     /**

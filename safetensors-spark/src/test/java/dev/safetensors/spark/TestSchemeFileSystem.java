@@ -1,7 +1,10 @@
 package dev.safetensors.spark;
 
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
 
+import java.io.IOException;
 import java.net.URI;
 
 /**
@@ -23,5 +26,22 @@ public class TestSchemeFileSystem extends RawLocalFileSystem {
     @Override
     public String getScheme() {
         return SCHEME;
+    }
+
+    /**
+     * The entries without their owner and permissions: without Hadoop's native library, the local filesystem reads
+     * those lazily through {@code new File(uri)}, which refuses a {@code testfs:} URI, and a recursive
+     * {@link #listFiles} asks for them.
+     */
+    @Override
+    public FileStatus[] listStatus(Path f) throws IOException {
+        FileStatus[] listed = super.listStatus(f);
+        FileStatus[] plain = new FileStatus[listed.length];
+        for (int i = 0; i < listed.length; i++) {
+            FileStatus s = listed[i];
+            plain[i] = new FileStatus(s.getLen(), s.isDirectory(), s.getReplication(), s.getBlockSize(),
+                    s.getModificationTime(), s.getPath());
+        }
+        return plain;
     }
 }
