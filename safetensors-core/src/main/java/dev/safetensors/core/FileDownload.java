@@ -356,6 +356,11 @@ public final class FileDownload {
                 }
                 progress.accept(written[0]);
             });
+            if (written[0] != size) {
+                // never a file shorter than its source under a final name, whatever delivered the bytes
+                throw new StorageException(ErrorCode.TRUNCATED, source.name(), "the fetch delivered " + written[0]
+                        + " of the object's " + size + " bytes");
+            }
         }
         try {
             out.force(true);

@@ -58,12 +58,13 @@ public final class OrderedFetch {
             return;
         }
         long firstAt = ranges.start();
-        int firstLength = (int) ranges.length();
+        // a long: one streamed request may span more than an int counts (parallelism 1 asks for a whole file)
+        long firstLength = ranges.length();
         if (!ranges.next()) {
             // one request: no threads, no part buffer, the bytes stream through one block
             long[] at = {firstAt};
             RangeStreamer.stream(source, base + firstAt, firstLength,
-                    ByteBuffer.allocate(Math.min(RangeStreamer.BLOCK_BYTES, firstLength)), b -> {
+                    ByteBuffer.allocate((int) Math.min(RangeStreamer.BLOCK_BYTES, firstLength)), b -> {
                         int n = b.remaining();
                         sink.accept(at[0], b);
                         at[0] += n;
@@ -74,7 +75,8 @@ public final class OrderedFetch {
         ArrayDeque<Part> inFlight = new ArrayDeque<>();
         ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
         try {
-            submit(pool, source, base, partBytes, inFlight, free, firstAt, firstLength);
+            // with several ranges each is at most partBytes long, so it fits the part buffers
+            submit(pool, source, base, partBytes, inFlight, free, firstAt, Math.toIntExact(firstLength));
             boolean more = true;
             boolean pending = true; // the range found by the last next() is not submitted yet
             while (true) {
@@ -84,7 +86,8 @@ public final class OrderedFetch {
                         break;
                     }
                     pending = false;
-                    submit(pool, source, base, partBytes, inFlight, free, ranges.start(), (int) ranges.length());
+                    submit(pool, source, base, partBytes, inFlight, free, ranges.start(),
+                            Math.toIntExact(ranges.length()));
                 }
                 Part head = inFlight.poll();
                 if (head == null) {
