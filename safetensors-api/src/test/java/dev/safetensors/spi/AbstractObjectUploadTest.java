@@ -1,5 +1,7 @@
 package dev.safetensors.spi;
 
+import dev.safetensors.StorageException;
+import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
 import org.junit.jupiter.api.Test;
 
@@ -124,9 +126,10 @@ class AbstractObjectUploadTest {
     void aFailedPublishDiscardsOnceAndItsFailurePropagates() throws IOException {
         Staged upload = new Staged();
         upload.write(bytes(1));
-        upload.publishFails = new IOException("refused");
-        IOException failure = assertThrows(IOException.class, upload::commit);
+        upload.publishFails = new StorageException(ErrorCode.WRITE_FAILED, "o", "refused");
+        StorageException failure = assertThrows(StorageException.class, upload::commit);
         assertSame(upload.publishFails, failure);
+        assertEquals(ErrorCode.WRITE_FAILED, failure.code());
         assertEquals(1, upload.discards);
         assertFalse(upload.isOpen());
         upload.close();
@@ -139,8 +142,10 @@ class AbstractObjectUploadTest {
     void aFailedAppendDiscardsOnceAndClosesTheUpload() throws IOException {
         Staged upload = new Staged();
         upload.write(bytes(1));
-        upload.appendFails = new IOException("part refused");
-        assertSame(upload.appendFails, assertThrows(IOException.class, () -> upload.write(bytes(2))));
+        upload.appendFails = new StorageException(ErrorCode.WRITE_FAILED, "o", "part refused");
+        StorageException refused = assertThrows(StorageException.class, () -> upload.write(bytes(2)));
+        assertSame(upload.appendFails, refused);
+        assertEquals(ErrorCode.WRITE_FAILED, refused.code());
         assertEquals(1, upload.written(), "the failed write is not counted");
         assertEquals(1, upload.discards);
         assertFalse(upload.isOpen());
@@ -152,26 +157,29 @@ class AbstractObjectUploadTest {
     @Test
     void aFailedDiscardIsSuppressedInTheFailureThatCausedIt() {
         Staged upload = new Staged();
-        upload.publishFails = new IOException("refused");
+        upload.publishFails = new StorageException(ErrorCode.WRITE_FAILED, "o", "refused");
         upload.discardFails = new IOException("abort refused");
-        IOException failure = assertThrows(IOException.class, upload::commit);
+        StorageException failure = assertThrows(StorageException.class, upload::commit);
         assertSame(upload.publishFails, failure);
+        assertEquals(ErrorCode.WRITE_FAILED, failure.code());
         assertArrayEquals(new Throwable[] {upload.discardFails}, failure.getSuppressed());
     }
 
     @Test
     void aFailureIsReportedAsTheSubclassCodesIt() {
-        IOException coded = new IOException("coded");
+        StorageException[] coded = new StorageException[1];
         Staged upload = new Staged() {
             @Override
             protected IOException coded(IOException failure) {
-                coded.initCause(failure);
-                return coded;
+                coded[0] = new StorageException(ErrorCode.SERVER_ERROR, "o", "coded", failure);
+                return coded[0];
             }
         };
         upload.publishFails = new IOException("raw");
-        assertSame(coded, assertThrows(IOException.class, upload::commit));
-        assertSame(upload.publishFails, coded.getCause());
+        StorageException thrown = assertThrows(StorageException.class, upload::commit);
+        assertSame(coded[0], thrown);
+        assertEquals(ErrorCode.SERVER_ERROR, thrown.code());
+        assertSame(upload.publishFails, thrown.getCause());
     }
 
     @Test

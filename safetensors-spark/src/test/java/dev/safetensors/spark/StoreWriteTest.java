@@ -263,8 +263,9 @@ class StoreWriteTest {
         assertEquals(Set.of(prefix + job.name(0, 0), prefix + "manifest.json"), s3.keys(BUCKET, prefix),
                 "the aborted job's objects gone, the earlier job's kept");
 
-        IOException refused = assertThrows(IOException.class, () -> StoreOutput.prepare(options,
+        dev.safetensors.StorageException refused = assertThrows(dev.safetensors.StorageException.class,
+                () -> StoreOutput.prepare(options,
                 Location.parse("s3://" + BUCKET + "/" + prefix)));
-        assertEquals(ErrorCode.ALREADY_EXISTS, codeOf(refused));
+        assertEquals(ErrorCode.ALREADY_EXISTS, refused.code());
     }
 }

@@ -134,7 +134,8 @@ class ModelHasherTest {
     @Test
     void theFirstFailureIsThrownWithItsCode() {
         CountingModel model = new CountingModel("f5");
-        IOException e = assertThrows(IOException.class, () -> new ModelHasher(2).digest(model, ranges(8, 10, 4),
+        java.nio.file.AccessDeniedException e = assertThrows(java.nio.file.AccessDeniedException.class,
+                () -> new ModelHasher(2).digest(model, ranges(8, 10, 4),
                 HashAlgorithms::sha256));
         assertEquals(ErrorCode.ACCESS_DENIED, ErrorCode.of(e));
         assertEquals(0, model.open.get());
