@@ -4,6 +4,7 @@ import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
 
 import java.io.IOException;
+import java.util.function.Predicate;
 
 /**
  * Creates and deletes the objects of one storage system: the write side of
@@ -64,15 +65,31 @@ public interface ObjectWriterProvider {
      * Removes what uploads below a prefix staged and never committed or aborted, because the process writing them
      * was killed: a rerun of an interrupted write calls it so that nothing billable stays behind (S3's incomplete
      * multipart uploads). Committed objects are not touched; an upload still in progress below the prefix, in this
-     * process or another, is aborted too, so a caller calls it only on a prefix it alone writes. Stores whose staged data expires by itself and is never listed (Azure's uncommitted blocks, GCS resumable
-     * sessions, a local file's temporary file, which its writer's janitor removes) keep the default, which does
-     * nothing.
+     * process or another, is aborted too, so a caller calls it only on a prefix it alone writes, or narrows it with
+     * {@link #abortIncomplete(Location, Predicate)}.
      *
      * @param prefix a prefix of this provider's store, ending in {@code /}
      * @return how many staged uploads were removed
      * @throws IOException if the store refuses or fails the listing or an abort
      */
     default int abortIncomplete(Location prefix) throws IOException {
+        return abortIncomplete(prefix, object -> true);
+    }
+
+    /**
+     * As {@link #abortIncomplete(Location)}, for the staged uploads of the objects {@code objects} accepts only: a
+     * writer that publishes some names under a prefix others also write aborts the uploads of those names and
+     * leaves the rest alone. Stores whose staged data expires by itself and is never listed (Azure's uncommitted
+     * blocks, GCS resumable sessions, a local file's temporary file, which its writer's janitor removes) keep the
+     * default, which does nothing.
+     *
+     * @param prefix  a prefix of this provider's store, ending in {@code /}
+     * @param objects given the location of the object an upload was for (each key segment percent-encoded, as
+     *                listings name objects), whether to abort it
+     * @return how many staged uploads were removed
+     * @throws IOException if the store refuses or fails the listing or an abort
+     */
+    default int abortIncomplete(Location prefix, Predicate<Location> objects) throws IOException {
         return 0;
     }
 }

@@ -398,7 +398,7 @@ public final class ShardedWriter {
      * objects deleted after it; with {@link #replaceExisting(boolean) replacing}, an existing index is deleted before
      * a shard of the same name is overwritten. So a reader of the prefix sees the old checkpoint whole, no index, or
      * the new one whole; a rerun after a kill (replacing) finishes the job, and uploads the killed run staged are
-     * aborted. One writer per output prefix: see docs/architecture.md, "Commits without rename". The
+     * aborted. One writer per checkpoint: see docs/architecture.md, "Commits without rename". The
      * {@link #check(StagedCheck) check} runs on local writes only: an upload is verified by the store's checksum
      * of the bytes it holds, not by a read back.
      *

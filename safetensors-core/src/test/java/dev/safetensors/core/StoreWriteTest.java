@@ -103,6 +103,18 @@ class StoreWriteTest {
         assertEquals("B", wholeGeneration(store));
     }
 
+    @Test
+    void anotherCheckpointsIndexBesideItSurvivesAReplacingWrite() throws Exception {
+        MemoryStore store = new MemoryStore();
+        byte[] other = "{\"metadata\":{},\"weight_map\":{}}".getBytes(StandardCharsets.UTF_8);
+        store.put(OUT + "unet.safetensors.index.json", other);
+        write(store, writer("A", 200), false);
+        write(store, writer("B", 200), true);
+        assertTrue(Arrays.equals(other, store.bytes(OUT + "unet.safetensors.index.json")),
+                "an index of another prefix is no file of this write's");
+        assertEquals("B", wholeGeneration(store));
+    }
+
     /**
      * Over a checkpoint of 3 shards, a replacing write of 3 shards (the same names), 2 shards, or one file, stopped
      * after each of its mutations in turn: whatever index is visible names shards of its own generation only, and a

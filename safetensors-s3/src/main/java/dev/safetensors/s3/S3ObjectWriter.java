@@ -135,15 +135,19 @@ public final class S3ObjectWriter implements ObjectWriterProvider, AutoCloseable
     }
 
     /**
-     * Aborts every incomplete multipart upload below the prefix, listed with {@code ListMultipartUploads} (one
-     * request per page of up to 1,000 uploads) and aborted one {@code AbortMultipartUpload} each.
+     * Aborts the incomplete multipart uploads below the prefix whose objects {@code objects} accepts, listed with
+     * {@code ListMultipartUploads} (one request per page of up to 1,000 uploads) and aborted one
+     * {@code AbortMultipartUpload} each.
      *
+     * @param prefix  the prefix, {@code s3://bucket/prefix/}
+     * @param objects which objects' uploads to abort
+     * @return how many were aborted
      * @throws IOException {@link ErrorCode#INVALID_SOURCE} if the prefix names no bucket;
      *                     {@link ErrorCode#INVALID_LISTING} for a listing that names an upload outside the prefix or
      *                     does not advance; a request's coded failure
      */
     @Override
-    public int abortIncomplete(Location prefix) throws IOException {
+    public int abortIncomplete(Location prefix, java.util.function.Predicate<Location> objects) throws IOException {
         BucketPrefix at = BucketPrefix.parse(prefix);
         S3Client s3 = client.get();
         String name = prefix.display();
@@ -162,7 +166,8 @@ public final class S3ObjectWriter implements ObjectWriterProvider, AutoCloseable
                             + " outside the prefix");
                 }
                 S3Location staged = new S3Location(at.bucket(), upload.key(), null);
-                if (S3Multipart.abort(s3, policy, staged.name(), staged, upload.uploadId())) {
+                if (objects.test(at.locationOf(upload.key()))
+                        && S3Multipart.abort(s3, policy, staged.name(), staged, upload.uploadId())) {
                     aborted++;
                 }
             }

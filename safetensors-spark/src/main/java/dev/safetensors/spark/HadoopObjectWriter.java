@@ -63,7 +63,7 @@ import java.util.regex.Pattern;
 public final class HadoopObjectWriter implements ObjectWriterProvider {
     /** The temporary files {@link #create} names, and only those: a dot, the target's name, a UUID, {@code .tmp}. */
     private static final Pattern TEMPORARY = Pattern.compile(
-            "\\..+\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp");
+            "\\.(.+)\\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\\.tmp");
 
     private final Supplier<Configuration> conf;
     /** A filesystem root's {@link FileContext}, or empty where its scheme has none. */
@@ -161,14 +161,16 @@ public final class HadoopObjectWriter implements ObjectWriterProvider {
     }
 
     /**
-     * Deletes, below the prefix and its subfolders, every temporary file named as this writer names them: what
-     * uploads left when their process was killed, and any upload still running there.
+     * Deletes, below the prefix and its subfolders, every temporary file named as this writer names them whose target
+     * {@code objects} accepts: what uploads left when their process was killed, and any upload still running there.
      *
+     * @param prefix  the folder
+     * @param objects which targets' temporary files to delete
      * @return how many were deleted
      * @throws IOException {@link ErrorCode#WRITE_FAILED} if the listing or a delete fails
      */
     @Override
-    public int abortIncomplete(Location prefix) throws IOException {
+    public int abortIncomplete(Location prefix, java.util.function.Predicate<Location> objects) throws IOException {
         Path folder = path(prefix);
         int removed = 0;
         try {
@@ -179,7 +181,10 @@ public final class HadoopObjectWriter implements ObjectWriterProvider {
             RemoteIterator<LocatedFileStatus> files = fs.listFiles(folder, true);
             while (files.hasNext()) {
                 Path file = files.next().getPath();
-                if (TEMPORARY.matcher(file.getName()).matches() && fs.delete(file, false)) {
+                java.util.regex.Matcher temporary = TEMPORARY.matcher(file.getName());
+                if (temporary.matches()
+                        && objects.test(Location.of(new Path(file.getParent(), temporary.group(1)).toUri()))
+                        && fs.delete(file, false)) {
                     removed++;
                 }
             }

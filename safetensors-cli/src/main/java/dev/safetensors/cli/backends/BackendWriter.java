@@ -37,7 +37,7 @@ final class BackendWriter implements ObjectWriterProvider {
     }
 
     @Override
-    public int abortIncomplete(Location prefix) throws IOException {
-        return backend.writer(prefix).abortIncomplete(prefix);
+    public int abortIncomplete(Location prefix, java.util.function.Predicate<Location> objects) throws IOException {
+        return backend.writer(prefix).abortIncomplete(prefix, objects);
     }
 }

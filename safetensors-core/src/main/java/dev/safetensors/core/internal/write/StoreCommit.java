@@ -35,10 +35,11 @@ import java.util.function.Predicate;
  * <ol>
  *   <li><b>Look.</b> The prefix is listed once. An object in the way (one of the new names, or a name of the layout
  *       being written that the new set does not use) refuses the write with {@link ErrorCode#ALREADY_EXISTS}, naming
- *       it, unless replacing is allowed. Uploads staged below the prefix by a killed run are aborted
- *       ({@link ObjectWriterProvider#abortIncomplete}): one writer per output prefix.</li>
- *   <li><b>Unlink.</b> When replacing and a data object would overwrite an existing one, every index present under
- *       the prefix is deleted first: an old index never names a shard of the new generation.</li>
+ *       it, unless replacing is allowed. Uploads a killed run staged for these names are aborted
+ *       ({@link ObjectWriterProvider#abortIncomplete(Location, java.util.function.Predicate)}).</li>
+ *   <li><b>Unlink.</b> When replacing and a data object would overwrite an existing one, the indexes this write
+ *       owns or replaces are deleted first: an old index never names a shard of the new generation. Another
+ *       checkpoint's index under the prefix is left alone.</li>
  *   <li><b>Data.</b> Each data object is uploaded and committed, conditionally (overwriting only an object present
  *       at step 1 when replacing), its store checksum verified by the provider.</li>
  *   <li><b>Publish.</b> The entry points last, the same way: the moment the new index appears, every object it
@@ -168,6 +169,10 @@ public final class StoreCommit {
     public Published publish(List<Item> data, List<Item> entryPoints) throws IOException {
         List<Item> all = new ArrayList<>(data);
         all.addAll(entryPoints);
+        Set<String> newNames = new HashSet<>();
+        for (Item item : all) {
+            newNames.add(resolve(prefix, item.name()).text());
+        }
         boolean nested = all.stream().anyMatch(i -> i.name().indexOf('/') >= 0);
         Set<String> present = new LinkedHashSet<>();
         List<Location> layoutPresent = new ArrayList<>();
@@ -179,19 +184,18 @@ public final class StoreCommit {
                     continue;
                 }
                 present.add(entry.location().text());
-                boolean direct = entry.location().text().indexOf('/', prefix.text().length()) < 0;
-                if (direct && layout.test(entry.location().fileName())) {
+                boolean ownedByLayout = ownedByLayout(entry.location());
+                if (ownedByLayout) {
                     layoutPresent.add(entry.location());
                 }
-                if (entry.location().isIndex()) {
+                // only an index this write owns or replaces is ever unlinked: another checkpoint's stays
+                if (entry.location().isIndex() && (ownedByLayout || newNames.contains(entry.location().text()))) {
                     indexesPresent.add(entry.location());
                 }
             }
         }
-        Set<String> newNames = new HashSet<>();
         for (Item item : all) {
             Location at = resolve(prefix, item.name());
-            newNames.add(at.text());
             if (!replace && present.contains(at.text())) {
                 throw refusal(at, "exists: refusing to replace it");
             }
@@ -206,7 +210,8 @@ public final class StoreCommit {
                 stale.add(old);
             }
         }
-        writer.abortIncomplete(prefix);
+        // a killed run's uploads of these names; another writer's uploads under the prefix are not this write's
+        writer.abortIncomplete(prefix, object -> newNames.contains(object.text()) || ownedByLayout(object));
         List<Location> deleted = new ArrayList<>();
         boolean collides = data.stream().anyMatch(i -> present.contains(resolve(prefix, i.name()).text()));
         if (replace && collides) {
@@ -229,6 +234,11 @@ public final class StoreCommit {
             }
         }
         return new Published(written, deleted);
+    }
+
+    /** @return whether an object is directly under the prefix and named as the layout being written names its files */
+    private boolean ownedByLayout(Location object) {
+        return object.text().indexOf('/', prefix.text().length()) < 0 && layout.test(object.fileName());
     }
 
     private WrittenObject upload(Item item, Set<String> present) throws IOException {
