@@ -91,7 +91,7 @@ public final class SignCommand extends Subcommand {
                 signature = signer.signer().sign(model.files(), serialization);
                 signature.writeTo(output);
             }
-            report.signed(location, output.toString(), signature.manifest(), signer.description());
+            report.signed(shown(location), output.toString(), signature.manifest(), signer.description());
             return 0;
         } catch (UsageException e) {
             // an --ignore path outside the model is known only once LOCATION is: still a usage error (exit 2)
@@ -100,7 +100,7 @@ public final class SignCommand extends Subcommand {
             if (common.debug) {
                 err.print(Sanitized.stackTrace(e));
             }
-            return report.failed("sign", location, Failure.from(e, location));
+            return report.failed("sign", shown(location), Failure.from(e, shown(location)));
         }
     }
 
@@ -147,6 +147,11 @@ public final class SignCommand extends Subcommand {
         Path local = model.local().get().toAbsolutePath();
         return java.nio.file.Files.isDirectory(local) ? local.resolve("model.sig")
                 : local.resolveSibling(local.getFileName() + ".sig");
+    }
+
+    /** @return a LOCATION as output shows it: a URL without its user information or query */
+    static String shown(String location) {
+        return dev.safetensors.Location.parse(location).display();
     }
 
     /** @return the certificates of PEM files, in order */

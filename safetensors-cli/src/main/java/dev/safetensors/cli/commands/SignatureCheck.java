@@ -62,7 +62,7 @@ public record SignatureCheck(String location, String signature, String publicKey
             VerificationResult result = model.local().isPresent()
                     ? verifier.verify(model.local().get(), bundle, ignored)
                     : verifier.verify(model.files(), ModelVerifier.readBundle(bundle), ignored);
-            return report.verified(location, signature, result, signer);
+            return report.verified(SignCommand.shown(location), signature, result, signer);
         } catch (UsageException e) {
             // an --ignore path outside the model is known only once LOCATION is: still a usage error (exit 2)
             throw e;
@@ -70,12 +70,12 @@ public record SignatureCheck(String location, String signature, String publicKey
             if (debug) {
                 err.print(Sanitized.stackTrace(e));
             }
-            Failure f = Failure.from(e, location);
+            Failure f = Failure.from(e, SignCommand.shown(location));
             if (e instanceof SigningException s && verdict(s.code())) {
                 // a signature that does not hold is a verdict on the input, not a failure to read it
                 f = Failure.of(Status.INVALID, s.code(), s.getMessage(), null);
             }
-            return report.failed("verify", location, f);
+            return report.failed("verify", SignCommand.shown(location), f);
         }
     }
 

@@ -228,7 +228,7 @@ public final class VerifyCommand extends Subcommand {
             throw usage("--signature verifies one model: give its folder, file or prefix as SOURCE");
         }
         if (identity != null || issuer != null) {
-            String shown = sources.get(0);
+            String shown = SignCommand.shown(sources.get(0));
             Failure f = Failure.of(Status.ERROR, ErrorCode.UNSUPPORTED_SIGNATURE, "keyless (Sigstore identity)"
                     + " verification is not supported yet: verify with --public-key or --trust-anchor", null);
             if (common.json) {
