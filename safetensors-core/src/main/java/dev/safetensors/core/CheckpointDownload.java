@@ -147,12 +147,7 @@ final class CheckpointDownload {
             throws IOException {
         try (RandomAccessSource source = client.registry().open(file.location())) {
             long size = source.size();
-            Optional<String> version = FileDownload.versionOf(source);
-            if (checked.version().isPresent() && !version.equals(checked.version())) {
-                throw new dev.safetensors.SourceChangedException(file.location().display(), "the object changed"
-                        + " since its header was validated (validated: " + SourceNames.clip(checked.version().get())
-                        + "; now: " + version.map(SourceNames::clip).orElse("no version") + ")");
-            }
+            FileDownload.pinnedVersion(source, checked.version().orElse(null), file.location().display());
             request.listener().starting(file.location(), size);
             java.security.MessageDigest sha = dev.safetensors.Sha256.newDigest();
             ReadOptions options = client.readOptions();

@@ -211,6 +211,25 @@ public final class FileDownload {
     }
 
     /**
+     * @param source   an open source
+     * @param expected the version its header was validated at, or {@code null} for none
+     * @param name     the source's name for the message
+     * @return its version now ({@link #versionOf})
+     * @throws SourceChangedException if it is not the one validated: the object was replaced in between
+     * @throws IOException            if the size cannot be learned
+     */
+    static Optional<String> pinnedVersion(RandomAccessSource source, String expected, String name)
+            throws IOException {
+        Optional<String> version = versionOf(source);
+        if (expected != null && !version.equals(Optional.of(expected))) {
+            throw new SourceChangedException(name, "the object changed since its header was validated"
+                    + " (validated: " + SourceNames.clip(expected) + "; now: "
+                    + version.map(SourceNames::clip).orElse("no version") + ")");
+        }
+        return version;
+    }
+
+    /**
      * @param source an open source
      * @return the SHA-256 the source reports the store published for its content ({@link
      *         dev.safetensors.SourceIdentity#linkedSha256()}, the Hub's {@code X-Linked-Etag}), lower-case hex, when
@@ -244,12 +263,7 @@ public final class FileDownload {
             }
         }
         long size = source.size();
-        Optional<String> version = versionOf(source);
-        if (expectedVersion != null && !version.equals(Optional.of(expectedVersion))) {
-            throw new SourceChangedException(source.name(), "the object changed since its header was validated"
-                    + " (validated: " + SourceNames.clip(expectedVersion) + "; now: "
-                    + version.map(SourceNames::clip).orElse("no version") + ")");
-        }
+        Optional<String> version = pinnedVersion(source, expectedVersion, source.name());
         Placement place = placer.place(source);
         Optional<Result> present = present(place, size, version, before);
         if (present.isPresent()) {
