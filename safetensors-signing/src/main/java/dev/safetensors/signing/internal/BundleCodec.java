@@ -44,7 +44,29 @@ public final class BundleCodec {
         if (!MEDIA_TYPES.contains(mediaType)) {
             throw bundle.invalid("mediaType", "is \"" + mediaType + "\", not a Sigstore bundle media type");
         }
-        Bundle.Material material = material(bundle.object("verificationMaterial"));
+        JsonObject verificationMaterial = bundle.object("verificationMaterial");
+        Bundle.Material material = material(verificationMaterial);
+        List<Bundle.TlogEntry> entries = new ArrayList<>();
+        if (verificationMaterial.has("tlogEntries")) {
+            for (JsonObject entry : verificationMaterial.objects("tlogEntries")) {
+                entries.add(tlogEntry(entry));
+            }
+        }
+        List<byte[]> timestamps = new ArrayList<>();
+        if (verificationMaterial.has("timestampVerificationData")) {
+            JsonObject data = verificationMaterial.object("timestampVerificationData");
+            if (data.has("rfc3161Timestamps")) {
+                for (JsonObject timestamp : data.objects("rfc3161Timestamps")) {
+                    timestamps.add(base64(timestamp, "signedTimestamp"));
+                }
+            }
+        }
+        if (material instanceof Bundle.CertificateChain chain && !entries.isEmpty()
+                && !mediaType.equals(MEDIA_TYPE)) {
+            // bundles v0.1 and v0.2 carry the Fulcio certificate (and its CA) as a chain; a log entry tells them
+            // from the certificate method, whose bundles have none
+            material = new Bundle.Keyless(chain.certificates().get(0));
+        }
         JsonObject envelope = bundle.object("dsseEnvelope");
         List<byte[]> signatures = new ArrayList<>();
         for (JsonObject signature : envelope.objects("signatures")) {
@@ -54,7 +76,30 @@ public final class BundleCodec {
             throw envelope.invalid("signatures", "is empty");
         }
         return new Bundle(envelope.string("payloadType"), base64(envelope, "payload"), List.copyOf(signatures),
-                material);
+                material, mediaType, List.copyOf(entries), List.copyOf(timestamps));
+    }
+
+    private static Bundle.TlogEntry tlogEntry(JsonObject entry) throws SigningException {
+        JsonObject kindVersion = entry.object("kindVersion");
+        Optional<byte[]> promise = Optional.empty();
+        if (entry.has("inclusionPromise")) {
+            promise = Optional.of(base64(entry.object("inclusionPromise"), "signedEntryTimestamp"));
+        }
+        Optional<Bundle.InclusionProof> proof = Optional.empty();
+        if (entry.has("inclusionProof")) {
+            JsonObject p = entry.object("inclusionProof");
+            List<byte[]> hashes = new ArrayList<>();
+            for (int i = 0; i < p.array("hashes").size(); i++) {
+                hashes.add(base64(p.array("hashes").get(i), p, "hashes"));
+            }
+            proof = Optional.of(new Bundle.InclusionProof(p.wholeNumber("logIndex"), base64(p, "rootHash"),
+                    p.wholeNumber("treeSize"), List.copyOf(hashes), p.object("checkpoint").string("envelope")));
+        }
+        // protobuf's JSON writes int64 as strings, and omits zero: an entry at index 0 has no logIndex
+        long logIndex = entry.has("logIndex") ? entry.wholeNumber("logIndex") : 0;
+        long integratedTime = entry.has("integratedTime") ? entry.wholeNumber("integratedTime") : 0;
+        return new Bundle.TlogEntry(logIndex, base64(entry.object("logId"), "keyId"), kindVersion.string("kind"),
+                kindVersion.string("version"), integratedTime, promise, proof, base64(entry, "canonicalizedBody"));
     }
 
     private static Bundle.Material material(JsonObject material) throws SigningException {
@@ -72,7 +117,7 @@ public final class BundleCodec {
             return new Bundle.CertificateChain(List.copyOf(chain));
         }
         if (material.has("certificate")) {
-            return new Bundle.Keyless();
+            return new Bundle.Keyless(certificate(base64(material.object("certificate"), "rawBytes")));
         }
         throw new SigningException(Reason.INVALID_BUNDLE,
                 "bundle.verificationMaterial holds neither publicKey, x509CertificateChain nor certificate");
@@ -88,7 +133,13 @@ public final class BundleCodec {
     }
 
     private static byte[] base64(JsonObject object, String name) throws SigningException {
-        String text = object.string(name);
+        return base64(object.string(name), object, name);
+    }
+
+    private static byte[] base64(Object value, JsonObject object, String name) throws SigningException {
+        if (!(value instanceof String text)) {
+            throw object.invalid(name, "is not a string");
+        }
         try {
             // protobuf's JSON mapping accepts either alphabet, with or without padding
             return text.indexOf('-') >= 0 || text.indexOf('_') >= 0

@@ -117,6 +117,28 @@ public final class JsonObject {
     }
 
     /**
+     * A non-negative whole number, as protobuf's JSON mapping writes a 64-bit integer: a string of digits, or a
+     * number.
+     *
+     * @param name a property name
+     * @return the number
+     * @throws SigningException if it is absent, negative, not whole or above {@link Long#MAX_VALUE}
+     */
+    public long wholeNumber(String name) throws SigningException {
+        Object value = required(name);
+        try {
+            BigDecimal d = value instanceof String s && s.matches("[0-9]{1,19}") ? new BigDecimal(s)
+                    : value instanceof BigDecimal b ? b : null;
+            if (d == null || d.signum() < 0) {
+                throw invalid(name, "is not a non-negative whole number");
+            }
+            return d.longValueExact();
+        } catch (ArithmeticException e) {
+            throw invalid(name, "is not a whole number that fits 63 bits");
+        }
+    }
+
+    /**
      * @param name a property name
      * @return the array's elements
      * @throws SigningException if it is absent or not an array
