@@ -10,15 +10,14 @@ import dev.safetensors.signing.internal.FulcioCertificates;
 import dev.safetensors.signing.internal.KeylessCheck;
 import dev.safetensors.signing.internal.ManifestCheck;
 import dev.safetensors.signing.internal.ModelHasher;
+import dev.safetensors.signing.internal.Signatures;
 import dev.safetensors.signing.internal.StatementCodec;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.security.PublicKey;
-import java.security.Signature;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -300,17 +299,7 @@ public final class ModelVerifier {
 
     private static boolean verifies(PublicKey key, String algorithm, byte[] signed, byte[] signature)
             throws SigningException {
-        try {
-            Signature s = Signature.getInstance(algorithm);
-            s.initVerify(key);
-            s.update(signed);
-            return s.verify(signature);
-        } catch (java.security.SignatureException e) {
-            // a signature that is not even DER-encoded ECDSA does not verify
-            return false;
-        } catch (GeneralSecurityException e) {
-            throw new SigningException(Reason.UNSUPPORTED_KEY, "the JDK cannot verify with this key", e);
-        }
+        return Signatures.verifies(key, algorithm, signed, signature, Reason.UNSUPPORTED_KEY);
     }
 
     @Override

@@ -57,7 +57,7 @@ public final class BundleCodec {
             JsonObject data = verificationMaterial.object("timestampVerificationData");
             if (data.has("rfc3161Timestamps")) {
                 for (JsonObject timestamp : data.objects("rfc3161Timestamps")) {
-                    timestamps.add(base64(timestamp, "signedTimestamp"));
+                    timestamps.add(timestamp.base64("signedTimestamp"));
                 }
             }
         }
@@ -70,12 +70,12 @@ public final class BundleCodec {
         JsonObject envelope = bundle.object("dsseEnvelope");
         List<byte[]> signatures = new ArrayList<>();
         for (JsonObject signature : envelope.objects("signatures")) {
-            signatures.add(base64(signature, "sig"));
+            signatures.add(signature.base64("sig"));
         }
         if (signatures.isEmpty()) {
             throw envelope.invalid("signatures", "is empty");
         }
-        return new Bundle(envelope.string("payloadType"), base64(envelope, "payload"), List.copyOf(signatures),
+        return new Bundle(envelope.string("payloadType"), envelope.base64("payload"), List.copyOf(signatures),
                 material, mediaType, List.copyOf(entries), List.copyOf(timestamps));
     }
 
@@ -83,23 +83,23 @@ public final class BundleCodec {
         JsonObject kindVersion = entry.object("kindVersion");
         Optional<byte[]> promise = Optional.empty();
         if (entry.has("inclusionPromise")) {
-            promise = Optional.of(base64(entry.object("inclusionPromise"), "signedEntryTimestamp"));
+            promise = Optional.of(entry.object("inclusionPromise").base64("signedEntryTimestamp"));
         }
         Optional<Bundle.InclusionProof> proof = Optional.empty();
         if (entry.has("inclusionProof")) {
             JsonObject p = entry.object("inclusionProof");
             List<byte[]> hashes = new ArrayList<>();
             for (int i = 0; i < p.array("hashes").size(); i++) {
-                hashes.add(base64(p.array("hashes").get(i), p, "hashes"));
+                hashes.add(p.base64(p.array("hashes").get(i), "hashes"));
             }
-            proof = Optional.of(new Bundle.InclusionProof(p.wholeNumber("logIndex"), base64(p, "rootHash"),
+            proof = Optional.of(new Bundle.InclusionProof(p.wholeNumber("logIndex"), p.base64("rootHash"),
                     p.wholeNumber("treeSize"), List.copyOf(hashes), p.object("checkpoint").string("envelope")));
         }
         // protobuf's JSON writes int64 as strings, and omits zero: an entry at index 0 has no logIndex
         long logIndex = entry.has("logIndex") ? entry.wholeNumber("logIndex") : 0;
         long integratedTime = entry.has("integratedTime") ? entry.wholeNumber("integratedTime") : 0;
-        return new Bundle.TlogEntry(logIndex, base64(entry.object("logId"), "keyId"), kindVersion.string("kind"),
-                kindVersion.string("version"), integratedTime, promise, proof, base64(entry, "canonicalizedBody"));
+        return new Bundle.TlogEntry(logIndex, entry.object("logId").base64("keyId"), kindVersion.string("kind"),
+                kindVersion.string("version"), integratedTime, promise, proof, entry.base64("canonicalizedBody"));
     }
 
     private static Bundle.Material material(JsonObject material) throws SigningException {
@@ -109,7 +109,7 @@ public final class BundleCodec {
         if (material.has("x509CertificateChain")) {
             List<X509Certificate> chain = new ArrayList<>();
             for (JsonObject certificate : material.object("x509CertificateChain").objects("certificates")) {
-                chain.add(certificate(base64(certificate, "rawBytes")));
+                chain.add(certificate(certificate.base64("rawBytes")));
             }
             if (chain.isEmpty()) {
                 throw material.invalid("x509CertificateChain", "holds no certificate");
@@ -117,7 +117,7 @@ public final class BundleCodec {
             return new Bundle.CertificateChain(List.copyOf(chain));
         }
         if (material.has("certificate")) {
-            return new Bundle.Keyless(certificate(base64(material.object("certificate"), "rawBytes")));
+            return new Bundle.Keyless(certificate(material.object("certificate").base64("rawBytes")));
         }
         throw new SigningException(Reason.INVALID_BUNDLE,
                 "bundle.verificationMaterial holds neither publicKey, x509CertificateChain nor certificate");
@@ -129,23 +129,6 @@ public final class BundleCodec {
                     .generateCertificate(new ByteArrayInputStream(der));
         } catch (CertificateException e) {
             throw new SigningException(Reason.INVALID_BUNDLE, "a certificate of the chain is not DER X.509", e);
-        }
-    }
-
-    private static byte[] base64(JsonObject object, String name) throws SigningException {
-        return base64(object.string(name), object, name);
-    }
-
-    private static byte[] base64(Object value, JsonObject object, String name) throws SigningException {
-        if (!(value instanceof String text)) {
-            throw object.invalid(name, "is not a string");
-        }
-        try {
-            // protobuf's JSON mapping accepts either alphabet, with or without padding
-            return text.indexOf('-') >= 0 || text.indexOf('_') >= 0
-                    ? Base64.getUrlDecoder().decode(text) : Base64.getDecoder().decode(text);
-        } catch (IllegalArgumentException e) {
-            throw object.invalid(name, "is not Base64");
         }
     }
 

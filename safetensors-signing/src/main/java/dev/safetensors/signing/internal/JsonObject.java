@@ -80,6 +80,35 @@ public final class JsonObject {
     }
 
     /**
+     * Bytes as protobuf's JSON mapping writes them: Base64, either alphabet, with or without padding.
+     *
+     * @param name a property name
+     * @return the decoded bytes
+     * @throws SigningException if it is absent, not a string or not Base64
+     */
+    public byte[] base64(String name) throws SigningException {
+        return base64(required(name), name);
+    }
+
+    /**
+     * @param value an element of one of this object's arrays
+     * @param name  the array's name, for messages
+     * @return the decoded bytes
+     * @throws SigningException if it is not a Base64 string
+     */
+    public byte[] base64(Object value, String name) throws SigningException {
+        if (!(value instanceof String text)) {
+            throw invalid(name, "is not a string");
+        }
+        try {
+            return text.indexOf('-') >= 0 || text.indexOf('_') >= 0
+                    ? java.util.Base64.getUrlDecoder().decode(text) : java.util.Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            throw invalid(name, "is not Base64");
+        }
+    }
+
+    /**
      * @param name a property name
      * @return the boolean
      * @throws SigningException if it is absent or not a boolean

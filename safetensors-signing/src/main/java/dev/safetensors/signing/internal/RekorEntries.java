@@ -4,11 +4,9 @@ import dev.safetensors.signing.SigningException;
 import dev.safetensors.signing.SigningException.Reason;
 
 import java.nio.charset.StandardCharsets;
-import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.security.PublicKey;
-import java.security.Signature;
 import java.security.cert.CertificateEncodingException;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
@@ -87,8 +85,8 @@ public final class RekorEntries {
         }
         String pem = Pem.encode("CERTIFICATE", encoded(certificate));
         for (JsonObject recorded : spec.objects("signatures")) {
-            byte[] verifier = decode(recorded, "verifier");
-            byte[] sig = decode(recorded, "signature");
+            byte[] verifier = recorded.base64("verifier");
+            byte[] sig = recorded.base64("signature");
             if (Arrays.equals(sig, signature) && samePem(verifier, pem, certificate)) {
                 return;
             }
@@ -189,18 +187,8 @@ public final class RekorEntries {
     }
 
     private static boolean verifies(PublicKey key, byte[] data, byte[] signature) throws SigningException {
-        try {
-            Signature s = Signature.getInstance(key.getAlgorithm().equals("EC")
-                    ? EcKeys.signatureAlgorithm(key) : "Ed25519");
-            s.initVerify(key);
-            s.update(data);
-            return s.verify(signature);
-        } catch (java.security.SignatureException e) {
-            return false;
-        } catch (GeneralSecurityException e) {
-            throw new SigningException(Reason.INVALID_TRUST_ROOT, "the JDK cannot verify with log key "
-                    + key.getAlgorithm(), e);
-        }
+        String algorithm = key.getAlgorithm().equals("EC") ? EcKeys.signatureAlgorithm(key) : "Ed25519";
+        return Signatures.verifies(key, algorithm, data, signature, Reason.INVALID_TRUST_ROOT);
     }
 
     private static byte[] hashLeaf(byte[] leaf) {
@@ -230,14 +218,6 @@ public final class RekorEntries {
 
     private static boolean startsWith(byte[] bytes, byte[] prefix) {
         return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
-    }
-
-    private static byte[] decode(JsonObject object, String name) throws SigningException {
-        try {
-            return Base64.getDecoder().decode(object.string(name));
-        } catch (IllegalArgumentException e) {
-            throw object.invalid(name, "is not Base64");
-        }
     }
 
     private static byte[] encoded(X509Certificate certificate) {

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 import java.security.PublicKey;
-import java.security.Signature;
 import java.security.cert.X509Certificate;
 import java.time.Instant;
 import java.time.LocalDateTime;
@@ -143,10 +142,9 @@ public final class Rfc3161Timestamps {
             throw new IllegalArgumentException("the time is not a UTC GeneralizedTime");
         }
         try {
-            Instant seconds = LocalDateTime.parse(text.substring(0, 14), DateTimeFormatter.ofPattern("yyyyMMddHHmmss"))
+            // a fraction of a second, if any, is dropped: certificate validity is in whole seconds
+            return LocalDateTime.parse(text.substring(0, 14), DateTimeFormatter.ofPattern("yyyyMMddHHmmss"))
                     .toInstant(ZoneOffset.UTC);
-            // a fraction of a second, if any, does not change which second the certificate is checked at
-            return seconds;
         } catch (DateTimeParseException e) {
             throw new IllegalArgumentException("the time " + text + " is not a GeneralizedTime");
         }
@@ -181,17 +179,7 @@ public final class Rfc3161Timestamps {
             case "RSA" -> digest + "withRSA";
             default -> null;
         };
-        if (algorithm == null) {
-            return false;
-        }
-        try {
-            Signature s = Signature.getInstance(algorithm);
-            s.initVerify(key);
-            s.update(data);
-            return s.verify(signature);
-        } catch (GeneralSecurityException e) {
-            return false;
-        }
+        return algorithm != null && Signatures.verifies(key, algorithm, data, signature, Reason.TIMESTAMP);
     }
 
     private static byte[] oid(int... content) {

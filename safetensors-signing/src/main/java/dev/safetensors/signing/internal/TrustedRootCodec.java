@@ -13,7 +13,6 @@ import java.security.spec.X509EncodedKeySpec;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Base64;
 import java.util.List;
 import java.util.Optional;
 
@@ -64,7 +63,7 @@ public final class TrustedRootCodec {
     private static TrustedRoot.Authority authority(JsonObject authority) throws SigningException {
         List<X509Certificate> chain = new ArrayList<>();
         for (JsonObject certificate : authority.object("certChain").objects("certificates")) {
-            byte[] der = bytes(certificate, "rawBytes");
+            byte[] der = certificate.base64("rawBytes");
             try {
                 chain.add((X509Certificate) CertificateFactory.getInstance("X.509")
                         .generateCertificate(new ByteArrayInputStream(der)));
@@ -88,12 +87,11 @@ public final class TrustedRootCodec {
         }
         PublicKey publicKey;
         try {
-            publicKey = KeyFactory.getInstance(algorithm).generatePublic(new X509EncodedKeySpec(bytes(key,
-                    "rawBytes")));
+            publicKey = KeyFactory.getInstance(algorithm).generatePublic(new X509EncodedKeySpec(key.base64("rawBytes")));
         } catch (GeneralSecurityException e) {
             throw key.invalid("rawBytes", "is not a DER " + details + " public key");
         }
-        return new TrustedRoot.Log(log.optionalString("baseUrl").orElse("?"), bytes(log.object("logId"), "keyId"),
+        return new TrustedRoot.Log(log.optionalString("baseUrl").orElse("?"), log.object("logId").base64("keyId"),
                 publicKey, validity(key.object("validFor")));
     }
 
@@ -107,14 +105,6 @@ public final class TrustedRootCodec {
             return Instant.parse(object.string(name));
         } catch (DateTimeParseException e) {
             throw object.invalid(name, "is not an RFC 3339 time");
-        }
-    }
-
-    private static byte[] bytes(JsonObject object, String name) throws SigningException {
-        try {
-            return Base64.getDecoder().decode(object.string(name));
-        } catch (IllegalArgumentException e) {
-            throw object.invalid(name, "is not Base64");
         }
     }
 }
