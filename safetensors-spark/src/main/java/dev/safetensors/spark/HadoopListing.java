@@ -125,4 +125,26 @@ final class HadoopListing implements Listing {
     public void close() {
         closed = true;
     }
+
+    /** A folder that does not exist yet, to a writer about to create it: nothing listed, nothing spent. */
+    static final class Empty implements Listing {
+        @Override
+        public boolean hasNext() {
+            return false;
+        }
+
+        @Override
+        public ListEntry next() {
+            throw new NoSuchElementException();
+        }
+
+        @Override
+        public SourceStatistics cost() {
+            return SourceStatistics.NONE;
+        }
+
+        @Override
+        public void close() {
+        }
+    }
 }

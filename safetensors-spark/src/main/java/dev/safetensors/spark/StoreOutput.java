@@ -63,8 +63,23 @@ final class StoreOutput implements JobOutput {
      */
     static boolean holdsObjects(Location prefix) throws IOException {
         SparkSources.registry().writer(prefix);
-        try (Listing listing = SparkSources.registry().list(prefix, ListOptions.DEFAULT.withRecursive(true))) {
+        try (Listing listing = listAll(prefix)) {
             return listing.hasNext();
+        }
+    }
+
+    /**
+     * @return every object under the prefix; a Hadoop folder that does not exist yet lists as empty, as a store
+     *         prefix with nothing under it does (the write creates it)
+     */
+    private static Listing listAll(Location prefix) throws IOException {
+        try {
+            return SparkSources.registry().list(prefix, ListOptions.DEFAULT.withRecursive(true));
+        } catch (dev.safetensors.SourceNotFoundException e) {
+            if (HadoopFiles.handles(prefix)) {
+                return new HadoopListing.Empty();
+            }
+            throw e;
         }
     }
 
@@ -159,7 +174,7 @@ final class StoreOutput implements JobOutput {
 
     private List<ListEntry> list() throws IOException {
         List<ListEntry> found = new ArrayList<>();
-        try (Listing listing = SparkSources.registry().list(prefix, ListOptions.DEFAULT.withRecursive(true))) {
+        try (Listing listing = listAll(prefix)) {
             while (listing.hasNext()) {
                 ListEntry e = listing.next();
                 if (e.isFile() && e.location().text().startsWith(prefix.text())) {
