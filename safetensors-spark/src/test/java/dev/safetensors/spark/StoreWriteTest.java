@@ -235,7 +235,7 @@ class StoreWriteTest {
     @Test
     void aStoreNoBackendWritesIsRefusedBeforeAnyTaskRuns() {
         Exception e = assertThrows(Exception.class,
-                () -> writeCheckpoint("gs://" + BUCKET + "/out/", 1, "1KB", "overwrite", ""));
+                () -> writeCheckpoint("nostore://" + BUCKET + "/out/", 1, "1KB", "overwrite", ""));
         assertEquals(ErrorCode.UNSUPPORTED_SCHEME, codeOf(e));
     }
 
