@@ -2,7 +2,6 @@ package dev.safetensors.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
 import dev.safetensors.ListEntry;
@@ -13,7 +12,6 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Checkpoint;
 import dev.safetensors.core.SafetensorsClient;
-import dev.safetensors.core.ShardedWriter;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.RowFactory;
@@ -27,7 +25,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -66,16 +63,7 @@ abstract class AbstractStoreWriteTest {
     @BeforeAll
     static void startSparkAndWriteTheFixture() throws IOException {
         spark = LocalSpark.start();
-        sharded = Files.createDirectories(dir.resolve("sharded"));
-        ShardedWriter w = ShardedWriter.create(1000).metadata("format", "pt");
-        for (int i = 0; i < 6; i++) {
-            byte[] b = new byte[400 + 4 * i];
-            for (int j = 0; j < b.length; j++) {
-                b[j] = (byte) (i * 31 + j * 7);
-            }
-            w.tensor("layers." + i + ".weight", DType.F32, new long[]{b.length / 4}, b);
-        }
-        w.writeTo(sharded);
+        sharded = Fixtures.shardedCheckpoint(dir.resolve("sharded"));
     }
 
     private static Dataset<Row> tensorRows(int partitions) {
