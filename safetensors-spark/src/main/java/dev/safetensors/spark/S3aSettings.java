@@ -157,16 +157,26 @@ record S3aSettings(URI endpoint, Boolean pathStyle, String region, String access
          *         the configuration), or {@code null}
          */
         String secret(String key) throws StorageException {
-            String name = name(key);
+            String name = "fs.s3a." + key;
             try {
-                char[] value = conf.getPassword(name);
-                String text = value == null ? null : new String(value).trim();
-                return text == null || text.isEmpty() ? null : text;
+                // the bucket's own first, from a credential provider too, as S3A looks secrets up
+                if (bucket != null) {
+                    String own = text(conf.getPassword("fs.s3a.bucket." + bucket + "." + key));
+                    if (own != null) {
+                        return own;
+                    }
+                }
+                return text(conf.getPassword(name));
             } catch (IOException e) {
                 // the credential provider's failure; its message names the store, not the secret
                 throw new StorageException(ErrorCode.ACCESS_DENIED, "s3a", "cannot read " + name + " from the Hadoop"
                         + " credential providers: " + e.getClass().getSimpleName(), e);
             }
+        }
+
+        private static String text(char[] value) {
+            String text = value == null ? null : new String(value).trim();
+            return text == null || text.isEmpty() ? null : text;
         }
     }
 }
