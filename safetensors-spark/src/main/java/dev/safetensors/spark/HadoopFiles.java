@@ -3,7 +3,6 @@ package dev.safetensors.spark;
 import dev.safetensors.ListEntry;
 import dev.safetensors.Listing;
 import dev.safetensors.Location;
-import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.Sources;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
@@ -19,8 +18,10 @@ import java.util.function.Consumer;
  * backend is not on the class path, a connector the user configured). Local paths, {@code file:}, {@code s3://}/{@code s3a://}, {@code gs://}, {@code https://} and
  * {@code hf://} stay with the backends, which verify ranges and pin versions.
  *
- * <p>The Hadoop configuration is the driver's, shipped with the reader factory and installed once per task
- * ({@link #use}); a JVM without one (a unit test) uses {@code new Configuration()}.
+ * <p>The Hadoop configuration is the driver's, shipped with the reader and writer factories and installed once per
+ * task ({@link #use}); a JVM without one (a unit test) uses {@code new Configuration()}. It names the filesystems
+ * {@link HadoopSourceProvider} and {@link HadoopObjectWriter} use, and the {@code fs.s3a.*} settings of
+ * {@link S3aSettings}.
  */
 final class HadoopFiles {
     /** The schemes of the library's backends: read by them or refused with their code, never through Hadoop. */
@@ -97,15 +98,6 @@ final class HadoopFiles {
             // no fs.SCHEME.impl and no service-loaded filesystem, or a configured class that is not there
             return false;
         }
-    }
-
-    /**
-     * @param location a location {@link #handles handled} here
-     * @return the open file
-     * @throws IOException a coded failure
-     */
-    static RandomAccessSource open(String location) throws IOException {
-        return HadoopSource.open(URI.create(location), conf());
     }
 
     /**
