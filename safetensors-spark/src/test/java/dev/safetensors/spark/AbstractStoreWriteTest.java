@@ -41,9 +41,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * through {@code fs.s3a.*}, Azure, a Hadoop filesystem, GCS), each saying only where its prefixes are. Every layout
  * reads back equal through the Spark source's registry, the prefix holds its entry point (index or manifest) and the
  * files it names and nothing else (no staging object, temporary file or marker of the job's own), a second write
- * without overwrite is refused ({@link ErrorCode#ALREADY_EXISTS}) with nothing changed, and an overwrite leaves only
- * the new output. The order of the store's mutations (entry point last) is asserted where the store records it: the
- * S3 test ({@code StoreWriteTest}).
+ * without overwrite is refused ({@link ErrorCode#ALREADY_EXISTS}) with nothing changed, an overwrite leaves only
+ * the new output, and tasks whose first attempt failed leave nothing of it. The order of the store's mutations
+ * (entry point last) is asserted where the store records it: the S3 test ({@code StoreWriteTest}).
  */
 abstract class AbstractStoreWriteTest {
     private static final String INDEX = "model.safetensors.index.json";
@@ -72,8 +72,15 @@ abstract class AbstractStoreWriteTest {
     }
 
     private static void writeCheckpoint(String output, int partitions, String maxShardSize, String mode) {
+        writeCheckpoint(output, partitions, maxShardSize, mode, "");
+    }
+
+    /** @param failFirst the partitions whose first attempt fails (the option's test hook), comma-separated */
+    private static void writeCheckpoint(String output, int partitions, String maxShardSize, String mode,
+                                        String failFirst) {
         tensorRows(partitions).write().format("safetensors").option("layout", "checkpoint")
-                .option("maxShardSize", maxShardSize).mode(mode).save(output);
+                .option("maxShardSize", maxShardSize).option("testFailFirstAttempt", failFirst).mode(mode)
+                .save(output);
     }
 
     /** @return the names of every object under the prefix, as the Spark source's registry lists them */
@@ -145,6 +152,14 @@ abstract class AbstractStoreWriteTest {
         Exception e = assertThrows(Exception.class, () -> writeCheckpoint(output, 1, "1KB", "errorifexists"));
         assertEquals(ErrorCode.ALREADY_EXISTS, codeOf(e));
         assertEquals(names, names(output), "nothing changed");
+    }
+
+    @Test
+    void failedFirstAttemptsLeaveNothingOfTheirOwn() throws IOException {
+        String output = output("retried");
+        writeCheckpoint(output, 2, "1KB", "errorifexists", "0,1");
+        assertSameTensors(output);
+        assertEquals(checkpoint(output), names(output), "only what the retried attempts committed");
     }
 
     @Test
