@@ -194,6 +194,12 @@ public final class TestSigstore {
         public boolean breakProof;
         /** the payload the envelope carries in place of the signed one; null for the signed one */
         public byte[] payloadInEnvelope;
+        /** the checkpoint's origin line */
+        public String checkpointOrigin = "rekor.test.example - 42";
+        /** the name on the checkpoint's signature line */
+        public String checkpointSigner = "rekor.test.example";
+        /** the PEM the entry's body records as the verifier; null for the signing certificate's */
+        public String verifierPem;
 
         /**
          * @param change what to change
@@ -223,7 +229,7 @@ public final class TestSigstore {
         PrivateKey logKey = o.logKey != null ? o.logKey : rekorKey;
         byte[] logId = o.logId != null ? o.logId : logId(rekorPublic);
 
-        String pem = Pem.encode("CERTIFICATE", leaf.getEncoded());
+        String pem = o.verifierPem != null ? o.verifierPem : Pem.encode("CERTIFICATE", leaf.getEncoded());
         String bodyText = "{\"apiVersion\":\"0.0.1\",\"kind\":\"dsse\",\"spec\":{\"envelopeHash\":{\"algorithm\":"
                 + "\"sha256\",\"value\":\"" + Hex.encode(sha256(payload)) + "\"},\"payloadHash\":{\"algorithm\":"
                 + "\"sha256\",\"value\":\"" + Hex.encode(sha256(payload)) + "\"},\"signatures\":[{\"signature\":\""
@@ -248,13 +254,13 @@ public final class TestSigstore {
         if (o.breakProof) {
             path.get(0)[0] ^= 1;
         }
-        String noteText = "rekor.test.example - 42\n5\n" + b64(rootHash) + "\n";
+        String noteText = o.checkpointOrigin + "\n5\n" + b64(rootHash) + "\n";
         byte[] noteSignature = sign(o.checkpointKey != null ? o.checkpointKey : logKey, "SHA256withECDSA",
                 noteText.getBytes(StandardCharsets.UTF_8));
         byte[] hinted = new byte[4 + noteSignature.length];
         System.arraycopy(logId, 0, hinted, 0, 4);
         System.arraycopy(noteSignature, 0, hinted, 4, noteSignature.length);
-        String checkpoint = noteText + "\n\u2014 rekor.test.example " + b64(hinted) + "\n";
+        String checkpoint = noteText + "\n\u2014 " + o.checkpointSigner + " " + b64(hinted) + "\n";
 
         byte[] timestamp = o.timestamp ? timestampResponse(o.stamped != null ? o.stamped : signature,
                 o.timestampTime, o.tsaKey != null ? o.tsaKey : tsaKey) : null;
