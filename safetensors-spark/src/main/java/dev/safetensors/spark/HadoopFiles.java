@@ -113,7 +113,7 @@ final class HadoopFiles {
         } catch (java.io.FileNotFoundException e) {
             return false;
         } catch (IOException e) {
-            throw HadoopSource.coded(dev.safetensors.spi.SourceNames.redact(uri), e);
+            throw HadoopSource.coded(uri, e);
         }
     }
 

@@ -27,6 +27,7 @@ import java.util.NoSuchElementException;
  * caller that compares an entry with the prefix it listed (a write's commit) needs the prefix's form.
  */
 final class HadoopListing implements Listing {
+    private final URI location;
     private final String prefix;
     private final String folderPath;
     private final String name;
@@ -34,7 +35,9 @@ final class HadoopListing implements Listing {
     private volatile boolean closed;
     private long pages;
 
-    private HadoopListing(String prefix, String folderPath, String name, RemoteIterator<? extends FileStatus> files) {
+    private HadoopListing(URI location, String prefix, String folderPath, String name,
+                          RemoteIterator<? extends FileStatus> files) {
+        this.location = location;
         this.prefix = prefix;
         this.folderPath = folderPath;
         this.name = name;
@@ -59,11 +62,12 @@ final class HadoopListing implements Listing {
             String text = folder.text();
             String prefix = text.endsWith("/") ? text : text + "/";
             String folderPath = Path.getPathWithoutSchemeAndAuthority(path).toUri().getPath();
-            return new HadoopListing(prefix, folderPath.endsWith("/") ? folderPath : folderPath + "/", name, files);
+            return new HadoopListing(uri, prefix, folderPath.endsWith("/") ? folderPath : folderPath + "/", name,
+                    files);
         } catch (IOException e) {
-            throw HadoopSource.coded(name, e);
+            throw HadoopSource.coded(uri, e);
         } catch (RuntimeException e) {
-            throw HadoopSource.coded(name, new IOException(e.toString(), e));
+            throw HadoopSource.coded(uri, new IOException(e.toString(), e));
         }
     }
 
@@ -75,7 +79,7 @@ final class HadoopListing implements Listing {
         try {
             return files.hasNext();
         } catch (IOException e) {
-            throw HadoopSource.coded(name, e);
+            throw HadoopSource.coded(location, e);
         }
     }
 
@@ -88,7 +92,7 @@ final class HadoopListing implements Listing {
         try {
             status = files.next();
         } catch (IOException e) {
-            throw HadoopSource.coded(name, e);
+            throw HadoopSource.coded(location, e);
         }
         pages = Math.max(pages, 1);
         Location at = Location.parse(prefix + relative(status.getPath()));
