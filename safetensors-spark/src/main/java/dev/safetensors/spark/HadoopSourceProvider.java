@@ -74,7 +74,7 @@ public final class HadoopSourceProvider implements RandomAccessSourceProvider {
      */
     @Override
     public Listing list(Location prefix, ListOptions options) throws IOException {
-        return HadoopListing.open(prefix, options.recursive(), conf.get());
+        return HadoopListing.open(prefix, options, conf.get());
     }
 
     /**
