@@ -188,6 +188,16 @@ class KeylessTest {
     }
 
     @Test
+    void aTimestampResponseThatWasNotGrantedOrSignsAnotherContentTypeIsRefused() throws Exception {
+        Path model = TestSupport.model(dir);
+        refused(alice(), bundle(model, TestSigstore.options().with(o -> o.timestampStatus = 2)), Reason.TIMESTAMP);
+        // a signature of the authority over another kind of content (id-data) is not a timestamp
+        refused(alice(), bundle(model, TestSigstore.options().with(
+                o -> o.timestampContentType = "1.2.840.113549.1.7.1")), Reason.TIMESTAMP);
+        alice().verifySignature(bundle(model, TestSigstore.options().with(o -> o.timestampStatus = 1)));
+    }
+
+    @Test
     void aTimestampThatDoesNotHoldIsRefused() throws Exception {
         Path model = TestSupport.model(dir);
         java.security.PrivateKey stranger = TestSupport.ecKeys("secp256r1").getPrivate();

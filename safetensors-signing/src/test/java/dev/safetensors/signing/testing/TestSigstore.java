@@ -200,6 +200,10 @@ public final class TestSigstore {
         public String checkpointSigner = "rekor.test.example";
         /** the PEM the entry's body records as the verifier; null for the signing certificate's */
         public String verifierPem;
+        /** the timestamp response's PKIStatus (0 granted, 1 granted with modifications, 2 rejection...) */
+        public int timestampStatus;
+        /** the content type the timestamp's signed attributes name */
+        public String timestampContentType = "1.2.840.113549.1.9.16.1.4";
 
         /**
          * @param change what to change
@@ -263,7 +267,7 @@ public final class TestSigstore {
         String checkpoint = noteText + "\n\u2014 " + o.checkpointSigner + " " + b64(hinted) + "\n";
 
         byte[] timestamp = o.timestamp ? timestampResponse(o.stamped != null ? o.stamped : signature,
-                o.timestampTime, o.tsaKey != null ? o.tsaKey : tsaKey) : null;
+                o.timestampTime, o.tsaKey != null ? o.tsaKey : tsaKey, o) : null;
         byte[] envelopePayload = o.payloadInEnvelope != null ? o.payloadInEnvelope : payload;
 
         return Json.write(g -> {
@@ -398,7 +402,7 @@ public final class TestSigstore {
 
     // RFC 3161: a TimeStampResp as a timestamp authority answers, signed with ECDSA over the signed attributes
 
-    private byte[] timestampResponse(byte[] stamped, Instant time, PrivateKey key) throws Exception {
+    private byte[] timestampResponse(byte[] stamped, Instant time, PrivateKey key, Options o) throws Exception {
         byte[] sha256Algorithm = Der.encode(Der.SEQUENCE, oid("2.16.840.1.101.3.4.2.1"));
         byte[] tstInfo = Der.encode(Der.SEQUENCE,
                 Der.encode(Der.INTEGER, new byte[]{1}),
@@ -409,7 +413,7 @@ public final class TestSigstore {
                         .format(time).getBytes(StandardCharsets.US_ASCII)));
         byte[] attributes = concat(
                 Der.encode(Der.SEQUENCE, oid("1.2.840.113549.1.9.3"),
-                        Der.encode(0x31, oid("1.2.840.113549.1.9.16.1.4"))),
+                        Der.encode(0x31, oid(o.timestampContentType))),
                 Der.encode(Der.SEQUENCE, oid("1.2.840.113549.1.9.4"),
                         Der.encode(0x31, Der.encode(Der.OCTET_STRING, sha256(tstInfo)))));
         byte[] signature = sign(key, "SHA256withECDSA", Der.encode(0x31, attributes));
@@ -429,7 +433,8 @@ public final class TestSigstore {
                 Der.encode(0xa0, tsa.getEncoded()),
                 Der.encode(0x31, signerInfo));
         byte[] token = Der.encode(Der.SEQUENCE, oid("1.2.840.113549.1.7.2"), Der.encode(0xa0, signedData));
-        return Der.encode(Der.SEQUENCE, Der.encode(Der.SEQUENCE, Der.encode(Der.INTEGER, new byte[]{0})), token);
+        return Der.encode(Der.SEQUENCE, Der.encode(Der.SEQUENCE,
+                Der.encode(Der.INTEGER, new byte[]{(byte) o.timestampStatus})), token);
     }
 
     private static byte[] oid(String dotted) {
