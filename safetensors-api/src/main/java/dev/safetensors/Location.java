@@ -248,15 +248,20 @@ public final class Location implements Serializable {
 
     /**
      * @return the form for messages and output: the text as written, except that an {@code http(s)} URL carrying
-     *         user information or a query is shown without them
+     *         user information or a query, and a URI of any scheme whose user information holds a password
+     *         ({@code ftp://user:password@host/}, which Hadoop's FTP filesystem reads), are shown without them
      */
     public String display() {
         if (uri == null) {
             return text;
         }
         String scheme = scheme();
-        boolean secret = uri.getRawUserInfo() != null || uri.getRawQuery() != null;
-        return (scheme.equals("http") || scheme.equals("https")) && secret ? SourceNames.redact(uri) : text;
+        String userInfo = uri.getRawUserInfo();
+        boolean secret = userInfo != null || uri.getRawQuery() != null;
+        // a user name alone is no secret (an Azure container in wasbs://container@account/), a password is
+        boolean password = userInfo != null && userInfo.indexOf(':') >= 0;
+        return password || (scheme.equals("http") || scheme.equals("https")) && secret ? SourceNames.redact(uri)
+                : text;
     }
 
     @Override

@@ -64,6 +64,10 @@ class LocationTest {
         assertEquals("https://h.example/m.safetensors",
                 Location.parse("https://user:pw@h.example/m.safetensors?X-Amz-Signature=abc").display());
         assertEquals("s3://b/k", Location.parse("s3://b/k").display());
+        assertEquals("ftp://h.example/m.safetensors", Location.parse("ftp://user:pw@h.example/m.safetensors").display());
+        assertEquals("hdfs://nn:8020/m", Location.parse("hdfs://user:pw@nn:8020/m").toString());
+        assertEquals("wasbs://container@account.example/m",
+                Location.parse("wasbs://container@account.example/m").display());
         assertEquals("https://h.example/m.safetensors?sig=1",
                 Location.parse("https://h.example/m.safetensors?sig=1").text());
         assertEquals(Location.parse("s3://b/k"), Location.of(URI.create("s3://b/k")));

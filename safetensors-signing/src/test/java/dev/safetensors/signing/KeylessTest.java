@@ -151,6 +151,53 @@ class KeylessTest {
     }
 
     @Test
+    void aCheckpointOfAnotherLogOrSignedUnderAnotherNameIsRefused() throws Exception {
+        Path model = TestSupport.model(dir);
+        // signed with the log's key, but naming another log (a shard or a staging instance sharing the key)
+        refused(alice(), bundle(model, TestSigstore.options().with(o -> o.checkpointOrigin = "rekor.other.example - 42")),
+                Reason.TRANSPARENCY_LOG);
+        refused(alice(), bundle(model, TestSigstore.options().with(o -> o.checkpointOrigin = "rekor.test.example.evil")),
+                Reason.TRANSPARENCY_LOG);
+        refused(alice(), bundle(model, TestSigstore.options().with(o -> o.checkpointSigner = "rekor.other.example")),
+                Reason.TRANSPARENCY_LOG);
+        // Rekor v2 writes the host alone
+        alice().verifySignature(bundle(model, TestSigstore.options().with(o -> o.checkpointOrigin = "rekor.test.example")));
+    }
+
+    @Test
+    void aLogEntryWhoseVerifierIsNotThePemOfTheCertificateIsRefusedWithItsCode() throws Exception {
+        Path model = TestSupport.model(dir);
+        for (String pem : List.of("-----BEGIN CERTIFICATE-----\nAAAAA\n-----END CERTIFICATE-----\n",
+                "-----BEGIN CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\n", "not PEM", "")) {
+            refused(alice(), bundle(model, TestSigstore.options().with(o -> o.verifierPem = pem)),
+                    Reason.TRANSPARENCY_LOG);
+        }
+    }
+
+    @Test
+    void aBundleWithMoreEntriesTimestampsOrSignaturesThanAClientWritesIsRefusedUnread() throws Exception {
+        String bundle = new String(bundle(TestSupport.model(dir), TestSigstore.options()), StandardCharsets.UTF_8);
+        for (String array : List.of("tlogEntries", "rfc3161Timestamps", "signatures")) {
+            Matcher m = Pattern.compile("\"" + array + "\":\\[(\\{.*?\\})\\]").matcher(bundle);
+            assertTrue(m.find(), array);
+            String many = String.join(",", java.util.Collections.nCopies(33, m.group(1)));
+            byte[] flooded = (bundle.substring(0, m.start(1)) + many + bundle.substring(m.end(1)))
+                    .getBytes(StandardCharsets.UTF_8);
+            refused(alice(), flooded, Reason.INVALID_BUNDLE);
+        }
+    }
+
+    @Test
+    void aTimestampResponseThatWasNotGrantedOrSignsAnotherContentTypeIsRefused() throws Exception {
+        Path model = TestSupport.model(dir);
+        refused(alice(), bundle(model, TestSigstore.options().with(o -> o.timestampStatus = 2)), Reason.TIMESTAMP);
+        // a signature of the authority over another kind of content (id-data) is not a timestamp
+        refused(alice(), bundle(model, TestSigstore.options().with(
+                o -> o.timestampContentType = "1.2.840.113549.1.7.1")), Reason.TIMESTAMP);
+        alice().verifySignature(bundle(model, TestSigstore.options().with(o -> o.timestampStatus = 1)));
+    }
+
+    @Test
     void aTimestampThatDoesNotHoldIsRefused() throws Exception {
         Path model = TestSupport.model(dir);
         java.security.PrivateKey stranger = TestSupport.ecKeys("secp256r1").getPrivate();

@@ -113,7 +113,7 @@ final class HadoopFiles {
         } catch (java.io.FileNotFoundException e) {
             return false;
         } catch (IOException e) {
-            throw HadoopSource.coded(dev.safetensors.spi.SourceNames.redact(uri), e);
+            throw HadoopSource.coded(uri, e);
         }
     }
 
@@ -127,7 +127,8 @@ final class HadoopFiles {
      * @throws IOException a coded failure
      */
     static void list(String folder, boolean recursive, Consumer<ListEntry> sink) throws IOException {
-        try (Listing listing = HadoopListing.open(Location.parse(folder), recursive, conf())) {
+        try (Listing listing = HadoopListing.open(Location.parse(folder),
+                dev.safetensors.ListOptions.DEFAULT.withRecursive(recursive), conf())) {
             while (listing.hasNext()) {
                 sink.accept(listing.next());
             }

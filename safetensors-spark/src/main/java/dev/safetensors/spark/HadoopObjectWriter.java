@@ -189,8 +189,10 @@ public final class HadoopObjectWriter implements ObjectWriterProvider {
         try {
             return new Path(object.requireUri());
         } catch (IllegalArgumentException e) {
+            java.net.URI uri = object.requireUri();
             throw new StorageException(ErrorCode.INVALID_SOURCE, object.display(), "not a Hadoop path: "
-                    + e.getMessage(), e);
+                    + dev.safetensors.spi.SourceNames.clip(HadoopFailures.scrub(e.getMessage(), uri)),
+                    HadoopFailures.scrubbed(e, uri));
         }
     }
 
@@ -286,8 +288,11 @@ public final class HadoopObjectWriter implements ObjectWriterProvider {
             return io;
         }
         String reason = e.getMessage() != null ? e.getMessage() : e.getClass().getSimpleName();
+        java.net.URI uri = object.uri().orElse(null);
+        // Hadoop quotes the path, whose user information may be a password: cut from the message and the causes
         return new StorageException(ErrorCode.WRITE_FAILED, object.display(), "the Hadoop filesystem failed: "
-                + dev.safetensors.spi.SourceNames.clip(reason), e);
+                + dev.safetensors.spi.SourceNames.clip(uri == null ? reason : HadoopFailures.scrub(reason, uri)),
+                uri == null ? e : HadoopFailures.scrubbed(e, uri));
     }
 
     /** One file being written: the temporary file's stream, renamed into place on commit. */

@@ -3,6 +3,7 @@ package dev.safetensors.spark;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SourceAccessDeniedException;
+import dev.safetensors.SourceChangedException;
 import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
 import dev.safetensors.spi.AbstractPositionalSource;
@@ -23,13 +24,18 @@ import java.nio.ByteBuffer;
  * A file of any Hadoop {@link FileSystem} (HDFS, ABFS, a connector the user configured) as a
  * {@link RandomAccessSource}: positioned reads ({@link FSDataInputStream#read(long, byte[], int, int)}), which carry
  * no cursor, so concurrent reads are safe. The size comes from the file's status, read once when opened; a file
- * that changes length between reads is the filesystem's to report, as Hadoop has no version to pin.
+ * that shrinks under a read is a {@link SourceChangedException} (its size is pinned when opened); a change the
+ * filesystem reports itself (S3A's and ABFS's {@code RemoteFileChangedException}, from their ETag checks) is one
+ * too. Hadoop has no version to pin in general: a file rewritten in place at the same or a greater length is read
+ * as it comes. No message or cause quotes the location's user information ({@link HadoopFailures}).
  */
 final class HadoopSource extends AbstractPositionalSource {
     private final FSDataInputStream in;
+    private final URI location;
 
-    private HadoopSource(String name, FSDataInputStream in, long size) {
+    private HadoopSource(String name, URI location, FSDataInputStream in, long size) {
         super(name, size);
+        this.location = location;
         this.in = in;
     }
 
@@ -49,35 +55,49 @@ final class HadoopSource extends AbstractPositionalSource {
                 throw new StorageException(ErrorCode.NOT_A_FILE, name, "is not a file (a folder or a special"
                         + " file): pass a .safetensors file");
             }
-            return new HadoopSource(name, fs.open(path), status.getLen());
+            return new HadoopSource(name, location, fs.open(path), status.getLen());
         } catch (IOException e) {
-            throw coded(name, e);
+            throw coded(location, e);
         } catch (RuntimeException e) {
-            throw new StorageException(ErrorCode.IO_ERROR, name, "the Hadoop filesystem failed: " + e, e);
+            throw new StorageException(ErrorCode.IO_ERROR, name, "the Hadoop filesystem failed: "
+                    + SourceNames.clip(HadoopFailures.scrub(e.toString(), location)),
+                    HadoopFailures.scrubbed(e, location));
         }
     }
 
-    /** @return the failure as one of this library's coded exceptions */
-    static IOException coded(String name, IOException e) {
+    /**
+     * @param location the location the failure is about: its redacted form names the failure, and its user
+     *                 information is cut from every message quoted or kept
+     * @param e        Hadoop's failure
+     * @return the failure as one of this library's coded exceptions
+     */
+    static IOException coded(URI location, IOException e) {
         if (e instanceof dev.safetensors.ErrorCoded) {
             return e;
         }
+        String name = SourceNames.redact(location);
+        Throwable cause = HadoopFailures.scrubbed(e, location);
         if (e instanceof FileNotFoundException) {
             SourceNotFoundException missing = new SourceNotFoundException(name, "no such file");
-            missing.initCause(e);
+            missing.initCause(cause);
             return missing;
         }
         if (e instanceof AccessControlException) {
             SourceAccessDeniedException denied = new SourceAccessDeniedException(name, "access denied");
-            denied.initCause(e);
+            denied.initCause(cause);
             return denied;
         }
-        if (e.getClass().getName().equals("org.apache.hadoop.fs.UnsupportedFileSystemException")) {
+        String type = e.getClass().getName();
+        if (type.equals("org.apache.hadoop.fs.UnsupportedFileSystemException")) {
             return new StorageException(ErrorCode.IO_ERROR, name, "no Hadoop filesystem is configured for this"
-                    + " scheme (set spark.hadoop.fs.SCHEME.impl, or add the connector)", e);
+                    + " scheme (set spark.hadoop.fs.SCHEME.impl, or add the connector)", cause);
         }
-        return new StorageException(ErrorCode.IO_ERROR, name, "the Hadoop filesystem failed: "
-                + SourceNames.clip(String.valueOf(e.getMessage())), e);
+        String message = SourceNames.clip(String.valueOf(HadoopFailures.scrub(e.getMessage(), location)));
+        if (type.endsWith(".RemoteFileChangedException")) {
+            return new SourceChangedException(name, "the filesystem reports the file changed while it was read: "
+                    + message, cause);
+        }
+        return new StorageException(ErrorCode.IO_ERROR, name, "the Hadoop filesystem failed: " + message, cause);
     }
 
     @Override
@@ -89,10 +109,12 @@ final class HadoopSource extends AbstractPositionalSource {
         try {
             n = in.read(position, buffer, offset, want);
         } catch (IOException e) {
-            throw coded(name(), e);
+            throw coded(location, e);
         }
         if (n <= 0) {
-            return -1;
+            // the caller asks only below the size the file had when opened: it shrank since
+            throw new SourceChangedException(name(), "the file ends before byte " + position + ", but had "
+                    + size() + " bytes when it was opened");
         }
         if (dst.hasArray()) {
             dst.position(dst.position() + n);

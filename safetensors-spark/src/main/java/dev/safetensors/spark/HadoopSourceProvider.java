@@ -7,6 +7,7 @@ import dev.safetensors.Listing;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import dev.safetensors.RandomAccessSourceProvider;
+import dev.safetensors.spi.SourceNames;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 
@@ -73,7 +74,7 @@ public final class HadoopSourceProvider implements RandomAccessSourceProvider {
      */
     @Override
     public Listing list(Location prefix, ListOptions options) throws IOException {
-        return HadoopListing.open(prefix, options.recursive(), conf.get());
+        return HadoopListing.open(prefix, options, conf.get());
     }
 
     /**
@@ -86,7 +87,8 @@ public final class HadoopSourceProvider implements RandomAccessSourceProvider {
         URI uri = location.requireUri();
         if (uri.isOpaque() || uri.getRawPath() == null || uri.getRawPath().isEmpty() || uri.getRawQuery() != null
                 || uri.getRawFragment() != null) {
-            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, location.display() + ": a Hadoop path is"
+            // redacted, not displayed: the user information of a Hadoop location may be an FTP password
+            throw new InvalidLocationException(ErrorCode.INVALID_SOURCE, SourceNames.redact(uri) + ": a Hadoop path is"
                     + " SCHEME://[AUTHORITY]/PATH, with no query or fragment");
         }
         return uri;

@@ -134,4 +134,72 @@ class HadoopSourceProviderContractTest extends AbstractProviderContractTest {
         }
         assertFalse(newProvider().supports(Location.parse("nofs://host/m.safetensors")), "no filesystem for it");
     }
+
+    @Test
+    void noFailureSaysAPasswordOfTheLocationInItsMessageOrCauses() throws Exception {
+        RandomAccessSourceProvider provider = newProvider();
+        String base = TestSchemeFileSystem.SCHEME + "://reader:hunter2@localhost" + dir;
+        List<Throwable> failures = List.of(
+                assertThrows(dev.safetensors.SourceNotFoundException.class,
+                        () -> provider.open(Location.parse(base + "/absent.safetensors")).close()),
+                assertThrows(dev.safetensors.SourceNotFoundException.class,
+                        () -> provider.list(Location.parse(base + "/absent/"), ListOptions.DEFAULT).close()),
+                assertThrows(InvalidLocationException.class,
+                        () -> provider.open(Location.parse(base + "/m.safetensors?versionId=1")).close()));
+        for (Throwable failure : failures) {
+            for (Throwable t = failure; t != null; t = t.getCause()) {
+                assertFalse(String.valueOf(t).contains("hunter2"), t.toString());
+            }
+        }
+    }
+
+    @Test
+    void aFileThatShrinksUnderAReadIsAChangedSource() throws Exception {
+        Path file = Files.write(dir.resolve("shrinks.safetensors"), new byte[64]);
+        try (RandomAccessSource s = newProvider().open(Location.parse(TestSchemeFileSystem.SCHEME + "://" + file))) {
+            assertEquals(64, s.size());
+            Files.write(file, new byte[16]);
+            dev.safetensors.SourceChangedException changed = assertThrows(
+                    dev.safetensors.SourceChangedException.class, () -> s.read(32, java.nio.ByteBuffer.allocate(8)));
+            assertEquals(ErrorCode.SOURCE_CHANGED, changed.code());
+            assertEquals(-1, s.read(64, java.nio.ByteBuffer.allocate(8)), "at the pinned end, still the end");
+        }
+    }
+
+    @Test
+    void aSymbolicLinkLoopListsOnceOrFailsCodedNeverWithoutEnd() throws Exception {
+        Path tree = Files.createDirectories(dir.resolve("looped"));
+        Files.write(tree.resolve("a.safetensors"), new byte[] {1});
+        Files.createSymbolicLink(tree.resolve("loop"), tree);
+        int listed = 0;
+        try (Listing listing = newProvider().list(Location.parse(TestSchemeFileSystem.SCHEME + "://" + tree + "/"),
+                ListOptions.DEFAULT.withRecursive(true))) {
+            while (listing.hasNext() && listed <= 1000) {
+                listing.next();
+                listed++;
+            }
+        } catch (dev.safetensors.StorageException e) {
+            assertEquals(ErrorCode.INVALID_LISTING, e.code(), e.getMessage());
+            return;
+        }
+        assertTrue(listed <= 2, "listed " + listed + " entries of a folder of one file and one link");
+    }
+
+    @Test
+    void aListingStopsAtItsEntryBound() throws Exception {
+        Path folder = Files.createDirectories(dir.resolve("bounded"));
+        for (String name : List.of("a", "b", "c")) {
+            Files.write(folder.resolve(name + ".safetensors"), new byte[] {1});
+        }
+        for (boolean recursive : new boolean[] {false, true}) {
+            try (Listing listing = newProvider().list(Location.parse(TestSchemeFileSystem.SCHEME + "://" + folder
+                    + "/"), new ListOptions(recursive, ListOptions.DEFAULT_PAGE_SIZE, 2, ListOptions.DEFAULT_MAX_PAGES))) {
+                listing.next();
+                listing.next();
+                dev.safetensors.StorageException bound = assertThrows(dev.safetensors.StorageException.class,
+                        listing::next);
+                assertEquals(ErrorCode.INVALID_LISTING, bound.code(), bound.getMessage());
+            }
+        }
+    }
 }

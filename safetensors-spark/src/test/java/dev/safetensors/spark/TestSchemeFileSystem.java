@@ -62,4 +62,18 @@ public class TestSchemeFileSystem extends RawLocalFileSystem {
         }
         return plain;
     }
+
+    /**
+     * The link's own status, without owner and permissions for the same reason as {@link #listStatus}: a symbolic
+     * link is reported as one (its target named), anything else as {@link #getFileStatus} reports it.
+     */
+    @Override
+    public FileStatus getFileLinkStatus(Path f) throws IOException {
+        java.nio.file.Path local = java.nio.file.Path.of(Path.getPathWithoutSchemeAndAuthority(f).toUri().getPath());
+        if (!java.nio.file.Files.isSymbolicLink(local)) {
+            return getFileStatus(f);
+        }
+        return new FileStatus(0, false, 1, 0, 0, 0, null, null, null,
+                new Path(java.nio.file.Files.readSymbolicLink(local).toString()), makeQualified(f));
+    }
 }

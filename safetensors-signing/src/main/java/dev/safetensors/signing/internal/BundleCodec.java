@@ -29,6 +29,12 @@ public final class BundleCodec {
             "application/vnd.dev.sigstore.bundle+json;version=0.2",
             "application/vnd.dev.sigstore.bundle+json;version=0.3");
 
+    /**
+     * At most this many envelope signatures, log entries and timestamps are read from a bundle (sigstore-go bounds
+     * entries and timestamps alike): each costs signature checks, and a client writes one or two.
+     */
+    public static final int MAX_ENTRIES = 32;
+
     private BundleCodec() {
     }
 
@@ -48,7 +54,12 @@ public final class BundleCodec {
         Bundle.Material material = material(verificationMaterial);
         List<Bundle.TlogEntry> entries = new ArrayList<>();
         if (verificationMaterial.has("tlogEntries")) {
-            for (JsonObject entry : verificationMaterial.objects("tlogEntries")) {
+            List<JsonObject> listed = verificationMaterial.objects("tlogEntries");
+            if (listed.size() > MAX_ENTRIES) {
+                throw verificationMaterial.invalid("tlogEntries", "holds " + listed.size() + " entries, above the "
+                        + MAX_ENTRIES + " read");
+            }
+            for (JsonObject entry : listed) {
                 entries.add(tlogEntry(entry));
             }
         }
@@ -56,7 +67,12 @@ public final class BundleCodec {
         if (verificationMaterial.has("timestampVerificationData")) {
             JsonObject data = verificationMaterial.object("timestampVerificationData");
             if (data.has("rfc3161Timestamps")) {
-                for (JsonObject timestamp : data.objects("rfc3161Timestamps")) {
+                List<JsonObject> listed = data.objects("rfc3161Timestamps");
+                if (listed.size() > MAX_ENTRIES) {
+                    throw data.invalid("rfc3161Timestamps", "holds " + listed.size() + " timestamps, above the "
+                            + MAX_ENTRIES + " read");
+                }
+                for (JsonObject timestamp : listed) {
                     timestamps.add(timestamp.base64("signedTimestamp"));
                 }
             }
@@ -69,7 +85,12 @@ public final class BundleCodec {
         }
         JsonObject envelope = bundle.object("dsseEnvelope");
         List<byte[]> signatures = new ArrayList<>();
-        for (JsonObject signature : envelope.objects("signatures")) {
+        List<JsonObject> listedSignatures = envelope.objects("signatures");
+        if (listedSignatures.size() > MAX_ENTRIES) {
+            throw envelope.invalid("signatures", "holds " + listedSignatures.size() + " signatures, above the "
+                    + MAX_ENTRIES + " read");
+        }
+        for (JsonObject signature : listedSignatures) {
             signatures.add(signature.base64("sig"));
         }
         if (signatures.isEmpty()) {

@@ -23,7 +23,11 @@ import java.util.Optional;
  * the time the certificate is then checked at.
  */
 public final class RekorEntries {
-    private static final byte[] NOTE_SIGNATURE_PREFIX = "\u2014 ".getBytes(StandardCharsets.UTF_8);
+    private static final String NOTE_SIGNATURE_PREFIX = "\u2014 ";
+    private static final String PEM_BEGIN = "-----BEGIN CERTIFICATE-----";
+    private static final String PEM_END = "-----END CERTIFICATE-----";
+    /** As sigstore-java: a note with more signature lines than this is refused before any is verified. */
+    private static final int MAX_NOTE_SIGNATURES = 20;
 
     private RekorEntries() {
     }
@@ -83,25 +87,36 @@ public final class RekorEntries {
                 || !payloadHash.string("value").equalsIgnoreCase(Hex.encode(sha256(payload)))) {
             throw failure("the log entry records another payload than the bundle's");
         }
-        String pem = Pem.encode("CERTIFICATE", encoded(certificate));
+        byte[] der = encoded(certificate);
         for (JsonObject recorded : spec.objects("signatures")) {
             byte[] verifier = recorded.base64("verifier");
             byte[] sig = recorded.base64("signature");
-            if (Arrays.equals(sig, signature) && samePem(verifier, pem, certificate)) {
+            if (Arrays.equals(sig, signature) && samePem(verifier, der)) {
                 return;
             }
         }
         throw failure("the log entry records another signature or certificate than the bundle's");
     }
 
-    private static boolean samePem(byte[] recorded, String pem, X509Certificate certificate) {
-        String text = new String(recorded, StandardCharsets.UTF_8);
-        if (text.strip().equals(pem.strip())) {
-            return true;
+    /**
+     * Whether the recorded verifier is the PEM of exactly this certificate, whatever its line breaks. Read strictly
+     * and in one pass: the body is not yet vouched for by the log when this runs, so it is any attacker's text.
+     */
+    private static boolean samePem(byte[] recorded, byte[] der) {
+        String text = new String(recorded, StandardCharsets.US_ASCII).strip();
+        if (text.length() < PEM_BEGIN.length() + PEM_END.length() || !text.startsWith(PEM_BEGIN)
+                || !text.endsWith(PEM_END)) {
+            return false;
         }
-        // the same certificate, whatever the PEM's line breaks
-        List<Pem.Block> blocks = Pem.blocks(text);
-        return blocks.size() == 1 && Arrays.equals(blocks.get(0).der(), encoded(certificate));
+        String body = text.substring(PEM_BEGIN.length(), text.length() - PEM_END.length());
+        if (body.indexOf('-') >= 0) {
+            return false;
+        }
+        try {
+            return Arrays.equals(Base64.getMimeDecoder().decode(body.strip()), der);
+        } catch (IllegalArgumentException e) {
+            return false;
+        }
     }
 
     /** The log's signature over the canonical JSON of body, integrated time, log id and index. */
@@ -150,10 +165,15 @@ public final class RekorEntries {
     }
 
     /**
-     * A checkpoint is a signed note: origin, tree size, Base64 root hash (and optional lines), a blank line, then
-     * signature lines {@code — name Base64(key hint + signature)} over the text before the blank line.
+     * A checkpoint is a signed note (C2SP signed-note and tlog-checkpoint): origin, tree size, Base64 root hash (and
+     * optional lines), a blank line, then signature lines {@code — name Base64(key hint + signature)} over the text
+     * before the blank line. The origin must be this log's (its base URL's host, which Rekor v1 follows with
+     * {@code " - "} and its tree id), and only a signature named by that host whose key hint is the first four bytes
+     * of the log id counts, as sigstore-java and sigstore-go check: a checkpoint of another log signed with the
+     * same key (a shard, a staging instance) does not vouch for this one.
      */
     private static void checkCheckpoint(Bundle.InclusionProof proof, TrustedRoot.Log log) throws SigningException {
+        String host = host(log);
         String note = proof.checkpoint();
         int split = note.indexOf("\n\n");
         if (split < 0) {
@@ -165,25 +185,49 @@ public final class RekorEntries {
                 || !lines[2].equals(Base64.getEncoder().encodeToString(proof.rootHash()))) {
             throw failure("the checkpoint names another tree than the inclusion proof's");
         }
+        if (!lines[0].equals(host) && !lines[0].startsWith(host + " - ")) {
+            throw failure("the checkpoint is of log \"" + dev.safetensors.spi.SourceNames.clip(lines[0]) + "\", not of " + host);
+        }
+        String[] signatures = note.substring(split + 2).split("\n");
+        if (signatures.length > MAX_NOTE_SIGNATURES) {
+            throw failure("the checkpoint has " + signatures.length + " signature lines, above the "
+                    + MAX_NOTE_SIGNATURES + " read");
+        }
         byte[] signed = text.getBytes(StandardCharsets.UTF_8);
-        for (String line : note.substring(split + 2).split("\n")) {
-            byte[] bytes = line.getBytes(StandardCharsets.UTF_8);
-            if (!startsWith(bytes, NOTE_SIGNATURE_PREFIX)) {
+        byte[] hint = Arrays.copyOf(log.logId(), 4);
+        for (String line : signatures) {
+            if (!line.startsWith(NOTE_SIGNATURE_PREFIX + host + " ")) {
                 continue;
             }
-            int space = line.lastIndexOf(' ');
             byte[] hintAndSignature;
             try {
-                hintAndSignature = Base64.getDecoder().decode(line.substring(space + 1));
+                hintAndSignature = Base64.getDecoder().decode(line.substring(NOTE_SIGNATURE_PREFIX.length()
+                        + host.length() + 1));
             } catch (IllegalArgumentException e) {
                 continue;
             }
-            if (hintAndSignature.length > 4 && verifies(log.key(), signed,
-                    Arrays.copyOfRange(hintAndSignature, 4, hintAndSignature.length))) {
+            if (hintAndSignature.length > 4 && Arrays.equals(hintAndSignature, 0, 4, hint, 0, 4)
+                    && verifies(log.key(), signed, Arrays.copyOfRange(hintAndSignature, 4, hintAndSignature.length))) {
                 return;
             }
         }
-        throw failure("no signature of the checkpoint verifies with log " + log.baseUrl() + "'s key");
+        throw failure("no signature of the checkpoint by " + host + " verifies with log " + log.baseUrl()
+                + "'s key");
+    }
+
+    /** @return the host of the log's base URL: the name its checkpoints carry */
+    private static String host(TrustedRoot.Log log) throws SigningException {
+        String host;
+        try {
+            host = java.net.URI.create(log.baseUrl()).getHost();
+        } catch (IllegalArgumentException e) {
+            host = null;
+        }
+        if (host == null || host.isEmpty()) {
+            throw new SigningException(Reason.INVALID_TRUST_ROOT, "log " + log.baseUrl() + " of the trusted root has"
+                    + " no base URL with a host, which its checkpoints must name");
+        }
+        return host;
     }
 
     private static boolean verifies(PublicKey key, byte[] data, byte[] signature) throws SigningException {
@@ -214,10 +258,6 @@ public final class RekorEntries {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every JDK has SHA-256", e);
         }
-    }
-
-    private static boolean startsWith(byte[] bytes, byte[] prefix) {
-        return bytes.length >= prefix.length && Arrays.equals(bytes, 0, prefix.length, prefix, 0, prefix.length);
     }
 
     private static byte[] encoded(X509Certificate certificate) {

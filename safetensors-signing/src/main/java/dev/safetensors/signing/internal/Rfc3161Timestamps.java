@@ -28,6 +28,7 @@ import java.util.List;
 public final class Rfc3161Timestamps {
     private static final byte[] SIGNED_DATA = oid(0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x07, 0x02);
     private static final byte[] TST_INFO = oid(0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x10, 0x01, 0x04);
+    private static final byte[] CONTENT_TYPE = oid(0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x03);
     private static final byte[] MESSAGE_DIGEST = oid(0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x04);
     private static final byte[] SHA256 = oid(0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01);
     private static final byte[] SHA384 = oid(0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x02);
@@ -80,8 +81,15 @@ public final class Rfc3161Timestamps {
         List<Der.Element> top = Der.children(Der.single(der).content());
         // a TimeStampResp is SEQUENCE { PKIStatusInfo SEQUENCE { status INTEGER ... }, token }; a token begins
         // with the signed-data OID
-        List<Der.Element> contentInfo = top.get(0).tag() == Der.SEQUENCE
-                ? Der.children(expect(top.get(1), Der.SEQUENCE).content()) : top;
+        List<Der.Element> contentInfo = top;
+        if (top.get(0).tag() == Der.SEQUENCE) {
+            // a response whose status is neither granted (0) nor granted with modifications (1) grants nothing
+            Der.Element status = expect(Der.children(top.get(0).content()).get(0), Der.INTEGER);
+            if (status.content().length != 1 || status.content()[0] > 1 || status.content()[0] < 0) {
+                throw new IllegalArgumentException("the response's status is not granted");
+            }
+            contentInfo = Der.children(expect(top.get(1), Der.SEQUENCE).content());
+        }
         if (!Arrays.equals(contentInfo.get(0).encoded(), SIGNED_DATA)) {
             throw new IllegalArgumentException("not a CMS SignedData");
         }
@@ -107,14 +115,22 @@ public final class Rfc3161Timestamps {
         byte[] digestAlgorithm = algorithm(signer.get(2));
         Der.Element attributes = expect(signer.get(3), CONTEXT_0);
         byte[] messageDigest = null;
+        boolean tstInfoType = false;
         for (Der.Element attribute : Der.children(attributes.content())) {
             List<Der.Element> parts = Der.children(expect(attribute, Der.SEQUENCE).content());
             if (Arrays.equals(parts.get(0).encoded(), MESSAGE_DIGEST)) {
                 messageDigest = expect(Der.single(expect(parts.get(1), SET).content()), Der.OCTET_STRING).content();
+            } else if (Arrays.equals(parts.get(0).encoded(), CONTENT_TYPE)) {
+                tstInfoType = Arrays.equals(Der.single(expect(parts.get(1), SET).content()).encoded(), TST_INFO);
             }
         }
         if (messageDigest == null) {
             throw new IllegalArgumentException("the signer has no message-digest attribute");
+        }
+        // RFC 5652 5.3: the signed content-type attribute must name the content, or the authority's signature
+        // over any other content of the same digest would pass for a timestamp
+        if (!tstInfoType) {
+            throw new IllegalArgumentException("the signed attributes do not name the content a TSTInfo");
         }
         // the signature covers the attributes encoded as a SET, not with the [0] tag they are stored under
         byte[] signedAttributes = Der.encode(SET, attributes.content());

@@ -194,6 +194,16 @@ public final class TestSigstore {
         public boolean breakProof;
         /** the payload the envelope carries in place of the signed one; null for the signed one */
         public byte[] payloadInEnvelope;
+        /** the checkpoint's origin line */
+        public String checkpointOrigin = "rekor.test.example - 42";
+        /** the name on the checkpoint's signature line */
+        public String checkpointSigner = "rekor.test.example";
+        /** the PEM the entry's body records as the verifier; null for the signing certificate's */
+        public String verifierPem;
+        /** the timestamp response's PKIStatus (0 granted, 1 granted with modifications, 2 rejection...) */
+        public int timestampStatus;
+        /** the content type the timestamp's signed attributes name */
+        public String timestampContentType = "1.2.840.113549.1.9.16.1.4";
 
         /**
          * @param change what to change
@@ -223,7 +233,7 @@ public final class TestSigstore {
         PrivateKey logKey = o.logKey != null ? o.logKey : rekorKey;
         byte[] logId = o.logId != null ? o.logId : logId(rekorPublic);
 
-        String pem = Pem.encode("CERTIFICATE", leaf.getEncoded());
+        String pem = o.verifierPem != null ? o.verifierPem : Pem.encode("CERTIFICATE", leaf.getEncoded());
         String bodyText = "{\"apiVersion\":\"0.0.1\",\"kind\":\"dsse\",\"spec\":{\"envelopeHash\":{\"algorithm\":"
                 + "\"sha256\",\"value\":\"" + Hex.encode(sha256(payload)) + "\"},\"payloadHash\":{\"algorithm\":"
                 + "\"sha256\",\"value\":\"" + Hex.encode(sha256(payload)) + "\"},\"signatures\":[{\"signature\":\""
@@ -248,16 +258,16 @@ public final class TestSigstore {
         if (o.breakProof) {
             path.get(0)[0] ^= 1;
         }
-        String noteText = "rekor.test.example - 42\n5\n" + b64(rootHash) + "\n";
+        String noteText = o.checkpointOrigin + "\n5\n" + b64(rootHash) + "\n";
         byte[] noteSignature = sign(o.checkpointKey != null ? o.checkpointKey : logKey, "SHA256withECDSA",
                 noteText.getBytes(StandardCharsets.UTF_8));
         byte[] hinted = new byte[4 + noteSignature.length];
         System.arraycopy(logId, 0, hinted, 0, 4);
         System.arraycopy(noteSignature, 0, hinted, 4, noteSignature.length);
-        String checkpoint = noteText + "\n\u2014 rekor.test.example " + b64(hinted) + "\n";
+        String checkpoint = noteText + "\n\u2014 " + o.checkpointSigner + " " + b64(hinted) + "\n";
 
         byte[] timestamp = o.timestamp ? timestampResponse(o.stamped != null ? o.stamped : signature,
-                o.timestampTime, o.tsaKey != null ? o.tsaKey : tsaKey) : null;
+                o.timestampTime, o.tsaKey != null ? o.tsaKey : tsaKey, o) : null;
         byte[] envelopePayload = o.payloadInEnvelope != null ? o.payloadInEnvelope : payload;
 
         return Json.write(g -> {
@@ -392,7 +402,7 @@ public final class TestSigstore {
 
     // RFC 3161: a TimeStampResp as a timestamp authority answers, signed with ECDSA over the signed attributes
 
-    private byte[] timestampResponse(byte[] stamped, Instant time, PrivateKey key) throws Exception {
+    private byte[] timestampResponse(byte[] stamped, Instant time, PrivateKey key, Options o) throws Exception {
         byte[] sha256Algorithm = Der.encode(Der.SEQUENCE, oid("2.16.840.1.101.3.4.2.1"));
         byte[] tstInfo = Der.encode(Der.SEQUENCE,
                 Der.encode(Der.INTEGER, new byte[]{1}),
@@ -403,7 +413,7 @@ public final class TestSigstore {
                         .format(time).getBytes(StandardCharsets.US_ASCII)));
         byte[] attributes = concat(
                 Der.encode(Der.SEQUENCE, oid("1.2.840.113549.1.9.3"),
-                        Der.encode(0x31, oid("1.2.840.113549.1.9.16.1.4"))),
+                        Der.encode(0x31, oid(o.timestampContentType))),
                 Der.encode(Der.SEQUENCE, oid("1.2.840.113549.1.9.4"),
                         Der.encode(0x31, Der.encode(Der.OCTET_STRING, sha256(tstInfo)))));
         byte[] signature = sign(key, "SHA256withECDSA", Der.encode(0x31, attributes));
@@ -423,7 +433,8 @@ public final class TestSigstore {
                 Der.encode(0xa0, tsa.getEncoded()),
                 Der.encode(0x31, signerInfo));
         byte[] token = Der.encode(Der.SEQUENCE, oid("1.2.840.113549.1.7.2"), Der.encode(0xa0, signedData));
-        return Der.encode(Der.SEQUENCE, Der.encode(Der.SEQUENCE, Der.encode(Der.INTEGER, new byte[]{0})), token);
+        return Der.encode(Der.SEQUENCE, Der.encode(Der.SEQUENCE,
+                Der.encode(Der.INTEGER, new byte[]{(byte) o.timestampStatus})), token);
     }
 
     private static byte[] oid(String dotted) {
