@@ -48,6 +48,8 @@ public final class Blake3 extends MessageDigest {
     private final int[] stack = new int[STACK_SLOTS * 8];
     /** One block's message words, loaded before each compression. */
     private final int[] words = new int[16];
+    /** The first chunk of the tree this hashes: 0 for a whole message, more for a subtree of one. */
+    private final long firstChunk;
     private int blockLength;
     private int blocksCompressed;
     private long chunkCounter;
@@ -55,8 +57,25 @@ public final class Blake3 extends MessageDigest {
 
     /** A fresh digest. */
     public Blake3() {
+        this(0);
+    }
+
+    private Blake3(long firstChunk) {
         super("BLAKE3");
+        this.firstChunk = firstChunk;
         engineReset();
+    }
+
+    /**
+     * A hasher of one subtree of a larger message, so that parts of one message are hashed on several threads: fed
+     * exactly 2^{@code log2Chunks} whole chunks of the message, from chunk {@code firstChunk} (a multiple of that
+     * count), then {@link #subtreeValue} gives the chaining value that {@link #appendSubtree} takes.
+     *
+     * @param firstChunk the subtree's first chunk in the message, counted from 0
+     * @return a hasher of that subtree
+     */
+    public static Blake3 subtree(long firstChunk) {
+        return new Blake3(firstChunk);
     }
 
     @Override
@@ -64,8 +83,46 @@ public final class Blake3 extends MessageDigest {
         System.arraycopy(IV, 0, cv, 0, 8);
         blockLength = 0;
         blocksCompressed = 0;
-        chunkCounter = 0;
+        chunkCounter = firstChunk;
         stackSize = 0;
+    }
+
+    /**
+     * @param log2Chunks the subtree's size: 2^{@code log2Chunks} chunks of 1024 bytes
+     * @return the chaining value of the subtree this {@link #subtree} hasher was fed (8 words), never a root
+     * @throws IllegalStateException if it was not fed exactly that many whole chunks
+     */
+    public int[] subtreeValue(int log2Chunks) {
+        if (blockLength != BLOCK || blocksCompressed != BLOCKS_PER_CHUNK - 1
+                || chunkCounter + 1 - firstChunk != 1L << log2Chunks || (firstChunk & ((1L << log2Chunks) - 1)) != 0) {
+            throw new IllegalStateException("a subtree is 2^" + log2Chunks + " whole chunks from a multiple of that");
+        }
+        // the last block ends the last chunk; the chunk count then merges the stack down to the subtree's root
+        loadWords(block, 0);
+        fullBlock();
+        int[] value = Arrays.copyOf(stack, 8);
+        engineReset();
+        return value;
+    }
+
+    /**
+     * Adds a subtree's chaining value as if its chunks had been fed here, with more input to follow (the root is
+     * never a subtree: at least one byte is fed after the last subtree).
+     *
+     * @param value      the {@link #subtreeValue} of the message's next 2^{@code log2Chunks} chunks
+     * @param log2Chunks the subtree's size
+     * @throws IllegalStateException if bytes were fed since the last subtree, or the subtree does not start at a
+     *                               multiple of its size
+     */
+    public void appendSubtree(int[] value, int log2Chunks) {
+        if (blockLength != 0 || blocksCompressed != 0 || firstChunk != 0
+                || (chunkCounter & ((1L << log2Chunks) - 1)) != 0) {
+            throw new IllegalStateException("a subtree follows whole subtrees only, at a multiple of its size");
+        }
+        System.arraycopy(value, 0, stack, stackSize * 8, 8);
+        stackSize++;
+        chunkCounter += 1L << log2Chunks;
+        mergeCompleted(chunkCounter >>> log2Chunks);
     }
 
     @Override
@@ -153,21 +210,29 @@ public final class Blake3 extends MessageDigest {
     private void pushChunk() {
         System.arraycopy(cv, 0, stack, stackSize * 8, 8);
         stackSize++;
-        long chunks = ++chunkCounter;
-        // as many merges as trailing zero bits in the count of chunks: each completes a subtree of twice the size
-        while ((chunks & 1) == 0) {
-            stackSize--;
-            int left = (stackSize - 1) * 8;
-            // the two chaining values lie side by side in the stack: together they are the parent's block
-            compress(IV, 0, stack, left, 0, BLOCK, PARENT, stack, left);
-            chunks >>>= 1;
-        }
+        mergeCompleted(++chunkCounter - firstChunk);
         System.arraycopy(IV, 0, cv, 0, 8);
         blocksCompressed = 0;
     }
 
+    /**
+     * As many merges as trailing zero bits in the count of values pushed so far: each completes a subtree of twice
+     * the size.
+     */
+    private void mergeCompleted(long pushed) {
+        for (long count = pushed; (count & 1) == 0; count >>>= 1) {
+            stackSize--;
+            int left = (stackSize - 1) * 8;
+            // the two chaining values lie side by side in the stack: together they are the parent's block
+            compress(IV, 0, stack, left, 0, BLOCK, PARENT, stack, left);
+        }
+    }
+
     @Override
     protected byte[] engineDigest() {
+        if (firstChunk != 0) {
+            throw new IllegalStateException("a subtree from chunk " + firstChunk + " has a subtreeValue, no digest");
+        }
         Arrays.fill(block, blockLength, BLOCK, (byte) 0);
         loadWords(block, 0);
         int flags = (blocksCompressed == 0 ? CHUNK_START : 0) | CHUNK_END;
