@@ -2,7 +2,8 @@
 # Times `safetensors sign` beside `openssl dgst -sha256` of the same bytes, in one hyperfine run: 8 files of
 # 512 MiB (the files serialization) against openssl over them one after the other, and one 4 GiB file with
 # `--shards 512MiB` against one openssl pass; random bytes, page cache warm. Needs hyperfine, openssl and a built
-# checkout (bin/safetensors builds it). Prints the load average before and after: on a shared machine, quote the
+# checkout: `mvn -pl safetensors-cli -am package -DskipTests` first (bin/safetensors rebuilds on its own only when
+# the sources of the modules it checks changed, and safetensors-signing is not one of them). Prints the load average before and after: on a shared machine, quote the
 # ratio of the two sides of one run beside it, never a time alone.
 # Usage: benchmarks/sign-vs-openssl.sh [WORK_DIR]   (default: a new temporary directory, deleted at the end)
 set -euo pipefail
