@@ -80,7 +80,8 @@ public final class ModelSigner {
      * @param serialization how to hash it; its ignore paths, with the defaults, are recorded in the manifest
      * @return the signature
      * @throws SigningException {@link Reason#EMPTY_MODEL} if no file is left to sign,
-     *                          {@link Reason#UNSUPPORTED_ALGORITHM} for a hash other than sha256 and blake2b,
+     *                          {@link Reason#UNSUPPORTED_ALGORITHM} for a hash OMS does not define, or blake3
+     *                          with shards (which the reference implementation cannot verify),
      *                          {@link Reason#SYMLINK_REFUSED} for a symbolic link the serialization does not allow
      * @throws IOException      if the model cannot be listed or read
      */

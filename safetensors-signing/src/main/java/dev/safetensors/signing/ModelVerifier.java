@@ -188,7 +188,7 @@ public final class ModelVerifier {
      *                    signature file, if it lies inside the model)
      * @return how the model compares
      * @throws SigningException as {@link #verifySignature}; {@link Reason#UNSUPPORTED_ALGORITHM} for a manifest
-     *                          hashed with blake3; {@link Reason#SYMLINK_REFUSED}
+     *                          hashed with a hash OMS does not define; {@link Reason#SYMLINK_REFUSED}
      * @throws IOException      if the model cannot be listed or read
      */
     public VerificationResult verify(ModelFiles model, byte[] bundle, List<String> ignorePaths) throws IOException {

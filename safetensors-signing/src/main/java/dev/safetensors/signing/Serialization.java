@@ -9,8 +9,7 @@ import java.util.Objects;
  *
  * @param method        {@link Method#FILES}: one digest per file; {@link Method#SHARDS}: one per {@code shardSize}
  *                      range of each non-empty file
- * @param hashType      the digest algorithm of the resources: {@link #SHA256} or {@link #BLAKE2B} ({@code blake3},
- *                      which OMS also names, is not computed here yet)
+ * @param hashType      the digest algorithm of the resources: {@link #SHA256}, {@link #BLAKE2B} or {@link #BLAKE3}
  * @param shardSize     the range length in bytes for {@link Method#SHARDS}, positive; 0 for {@link Method#FILES}
  * @param allowSymlinks whether symbolic links are followed (their targets hashed under the link's name) rather than
  *                      refused
@@ -44,6 +43,12 @@ public record Serialization(Method method, String hashType, long shardSize, bool
 
     /** BLAKE2b-512, unkeyed, an optional digest of OMS's algorithm registry. */
     public static final String BLAKE2B = "blake2b";
+
+    /**
+     * BLAKE3, 32-byte digests, an optional digest of OMS's algorithm registry. The reference implementation signs it
+     * with {@link Method#FILES} only.
+     */
+    public static final String BLAKE3 = "blake3";
 
     /** The shard size the reference implementation signs with unless told otherwise: 10^9 bytes. */
     public static final long DEFAULT_SHARD_SIZE = 1_000_000_000L;
@@ -103,7 +108,7 @@ public record Serialization(Method method, String hashType, long shardSize, bool
     }
 
     /**
-     * @param hashType the digest algorithm of the resources ({@link #SHA256}, {@link #BLAKE2B})
+     * @param hashType the digest algorithm of the resources ({@link #SHA256}, {@link #BLAKE2B}, {@link #BLAKE3})
      * @return this serialization with that digest algorithm
      */
     public Serialization withHashType(String hashType) {

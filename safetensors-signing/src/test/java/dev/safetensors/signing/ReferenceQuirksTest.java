@@ -1,5 +1,6 @@
 package dev.safetensors.signing;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.signing.SigningException.Reason;
 import dev.safetensors.signing.internal.BundleCodec;
 import dev.safetensors.signing.internal.Dsse;
@@ -157,11 +158,38 @@ class ReferenceQuirksTest {
                     () -> verifier.verify(ModelFiles.of(model), bundle, List.of()));
             assertEquals(Reason.INVALID_STATEMENT, e.reason(), resource[0]);
         }
-        String blake = "{\"allow_symlinks\": false, \"hash_type\": \"blake3\", \"method\": \"files\"}";
-        byte[] bundle = bundle(keys, statement("m", subject(List.of(digest)), blake,
-                List.<String[]>of(new String[] {"f", "blake3", digest})));
-        assertEquals(Reason.UNSUPPORTED_ALGORITHM, assertThrows(SigningException.class,
-                () -> verifier.verify(ModelFiles.of(model), bundle, List.of())).reason());
+        String md5 = "{\"allow_symlinks\": false, \"hash_type\": \"md5\", \"method\": \"files\"}";
+        byte[] bundle = bundle(keys, statement("m", subject(List.of(digest)), md5,
+                List.<String[]>of(new String[] {"f", "md5", digest})));
+        SigningException e = assertThrows(SigningException.class,
+                () -> verifier.verify(ModelFiles.of(model), bundle, List.of()));
+        assertEquals(Reason.UNSUPPORTED_ALGORITHM, e.reason());
+        assertEquals(ErrorCode.UNSUPPORTED_SIGNATURE, e.code());
+    }
+
+    @Test
+    void blake3ManifestsVerifyWithTheirDigestsAsTheReferenceWritesThem() throws Exception {
+        Path model = dir.resolve("model");
+        TestSupport.write(model, "f", "ABCDEFGH");
+        KeyPair keys = TestSupport.ecKeys("secp256r1");
+        ModelVerifier verifier = ModelVerifier.withPublicKey(keys.getPublic());
+        // as model_signing writes blake3: hash_type and algorithm "blake3", the 32-byte digest in hex (b3sum's)
+        String whole = "59a216db95aff0f8833f96f341fcb1f6594378096127c2b0fa9f3a849361d979";
+        String files = "{\"allow_symlinks\": false, \"hash_type\": \"blake3\", \"method\": \"files\"}";
+        byte[] signed = bundle(keys, statement("model", subject(List.of(whole)), files,
+                List.<String[]>of(new String[] {"f", "blake3", whole})));
+        assertTrue(verifier.verify(ModelFiles.of(model), signed, List.of()).matches());
+        // blake3 shards: the spec allows them (the reference writes none), each range hashed on its own
+        String shards = "{\"allow_symlinks\": false, \"hash_type\": \"blake3\", \"method\": \"shards\", "
+                + "\"shard_size\": 4}";
+        List<String> digests = List.of("f3dd21f0f2a842321e46fd8656d154b5eb1edda694a962399b683b9fb21a58df",
+                "8c15589bf714a98708e9656800b7962445fd7f633d9f53e358142e3a5611026c");
+        byte[] sharded = bundle(keys, statement("model", subject(digests), shards, List.<String[]>of(
+                new String[] {"f:0:4", "blake3", digests.get(0)}, new String[] {"f:4:8", "blake3", digests.get(1)})));
+        assertTrue(verifier.verify(ModelFiles.of(model), sharded, List.of()).matches());
+        TestSupport.write(model, "f", "ABCDEFGX");
+        assertEquals(List.of("f"), verifier.verify(ModelFiles.of(model), signed, List.of()).mismatched());
+        assertEquals(List.of("f"), verifier.verify(ModelFiles.of(model), sharded, List.of()).mismatched());
     }
 
     @Test

@@ -226,14 +226,22 @@ class RoundTripTest {
     }
 
     @ParameterizedTest
-    @CsvSource({"files", "shards"})
-    void blake2bManifestsRoundTrip(String method) throws Exception {
+    @CsvSource({"blake2b,files,128", "blake2b,shards,128", "blake3,files,64"})
+    void blake2bAndBlake3ManifestsRoundTrip(String hash, String method, int hexDigits) throws Exception {
         KeyPair keys = TestSupport.ecKeys("secp256r1");
         Path model = TestSupport.model(dir);
-        Serialization blake2b = serialization(method).withHashType(Serialization.BLAKE2B);
-        ModelSignature signed = ModelSigner.withKey(keys).sign(ModelFiles.of(model), blake2b);
-        assertTrue(signed.manifest().resources().stream().allMatch(r -> r.algorithm().equals("blake2b")
-                && r.digest().length() == 128));
+        ModelSignature signed = ModelSigner.withKey(keys).sign(ModelFiles.of(model),
+                serialization(method).withHashType(hash));
+        assertEquals(hash, signed.manifest().serialization().hashType());
+        // named and sized as model_signing writes them: blake2b-512 and blake3's 32 bytes, in hex
+        assertTrue(signed.manifest().resources().stream().allMatch(r -> r.algorithm().equals(hash)
+                && r.digest().length() == hexDigits));
+        if (hash.equals(Serialization.BLAKE3)) {
+            // b3sum of config.json's bytes
+            assertEquals("72ddb6caf3519060c64aec53dfa86ef811db4f87c283f13b4bf4085d7a81a8ea", signed.manifest()
+                    .resources().stream().filter(r -> r.name().equals("config.json")).findFirst().orElseThrow()
+                    .digest());
+        }
         ModelVerifier verifier = ModelVerifier.withPublicKey(keys.getPublic());
         assertTrue(verifier.verify(ModelFiles.of(model), signed.bundle(), List.of()).matches());
         Files.writeString(model.resolve("a.b"), "DOTTED");
@@ -241,13 +249,15 @@ class RoundTripTest {
     }
 
     @Test
-    void blake3AndUnknownHashesAreRefusedWithACode() throws Exception {
+    void blake3ShardsAndUnknownHashesAreRefusedWithACode() throws Exception {
         Path model = TestSupport.model(dir);
         ModelSigner signer = ModelSigner.withKey(TestSupport.ecKeys("secp256r1"));
+        // the reference signs blake3 whole files only, and its verifier re-hashes a blake3 manifest file by file
         SigningException blake3 = assertThrows(SigningException.class,
-                () -> signer.sign(ModelFiles.of(model), Serialization.files().withHashType("blake3")));
+                () -> signer.sign(ModelFiles.of(model), Serialization.shards(1024).withHashType("blake3")));
         assertEquals(Reason.UNSUPPORTED_ALGORITHM, blake3.reason());
-        assertTrue(blake3.getMessage().contains("not supported yet"), blake3.getMessage());
+        assertEquals(ErrorCode.UNSUPPORTED_SIGNATURE, blake3.code());
+        assertTrue(blake3.getMessage().contains("files serialization only"), blake3.getMessage());
         SigningException md5 = assertThrows(SigningException.class,
                 () -> signer.sign(ModelFiles.of(model), Serialization.files().withHashType("md5")));
         assertEquals(Reason.UNSUPPORTED_ALGORITHM, md5.reason());

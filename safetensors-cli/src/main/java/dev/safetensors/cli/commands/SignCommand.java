@@ -67,7 +67,8 @@ public final class SignCommand extends Subcommand {
         spec.option(OptionSpec.value("--ignore", "PATH", "A path below LOCATION to leave out (repeatable): relative"
                 + " to it, or absolute inside a local folder; .git, .gitattributes, .github and .gitignore always"
                 + " are.", ignore::add).repeated());
-        spec.option(OptionSpec.value("--hash", "ALGORITHM", "sha256 (default) or blake2b.", v -> hash = v));
+        spec.option(OptionSpec.value("--hash", "ALGORITHM", "sha256 (default), blake2b or blake3 (whole files only,"
+                + " as model_signing signs it: not with --shards).", v -> hash = v));
         spec.option(OptionSpec.value("--shards", "SIZE", "Hash each file in ranges of SIZE bytes (the shards"
                 + " serialization; 1GB as model_signing's default), not whole.", v -> shards = v));
         spec.option(OptionSpec.flag("--allow-symlinks", "Follow symbolic links (hashing their targets).",
@@ -120,8 +121,14 @@ public final class SignCommand extends Subcommand {
             }
             s = Serialization.shards(size);
         }
-        if (!hash.equals(Serialization.SHA256) && !hash.equals(Serialization.BLAKE2B)) {
-            throw new UsageException("--hash takes sha256 or blake2b, was '" + Sanitized.line(hash, 40) + "'");
+        if (!hash.equals(Serialization.SHA256) && !hash.equals(Serialization.BLAKE2B)
+                && !hash.equals(Serialization.BLAKE3)) {
+            throw new UsageException("--hash takes sha256, blake2b or blake3, was '" + Sanitized.line(hash, 40) + "'");
+        }
+        if (hash.equals(Serialization.BLAKE3) && shards != null) {
+            // model_signing signs blake3 whole files only, and its verifier re-hashes a blake3 manifest file by file
+            throw new UsageException("--hash blake3 hashes whole files, as model_signing signs it: drop --shards, or"
+                    + " use sha256 or blake2b shards");
         }
         if (certificate == null && !chain.isEmpty()) {
             throw new UsageException("--chain names the certificates above --cert: give --cert too");

@@ -28,12 +28,13 @@ public final class ManifestBuilder {
      * @param hasher        the hashing workers
      * @return the manifest, resources in the reference implementation's order
      * @throws SigningException {@link Reason#EMPTY_MODEL} if no file is left to sign;
-     *                          {@link Reason#UNSUPPORTED_ALGORITHM} for a hash other than sha256 and blake2b
+     *                          {@link Reason#UNSUPPORTED_ALGORITHM} for a hash OMS does not define, or blake3
+     *                          with shards
      * @throws IOException      if the model cannot be listed or read
      */
     public static Manifest build(ModelFiles model, Serialization serialization, List<String> alsoIgnored,
                                  ModelHasher hasher) throws IOException {
-        Supplier<MessageDigest> algorithm = HashAlgorithms.of(serialization.hashType());
+        Supplier<MessageDigest> algorithm = HashAlgorithms.forSigning(serialization);
         TreeSet<String> ignore = new TreeSet<>(Serialization.DEFAULT_IGNORE_PATHS);
         ignore.addAll(serialization.ignorePaths());
         for (String path : alsoIgnored) {

@@ -40,8 +40,8 @@ public final class ManifestCheck {
      * @param hasher         the hashing workers
      * @return what differs
      * @throws SigningException {@link Reason#INVALID_STATEMENT} for a resource name that does not fit the
-     *                          serialization, or listed twice; {@link Reason#UNSUPPORTED_ALGORITHM} for a hash other
-     *                          than sha256 and blake2b
+     *                          serialization, or listed twice; {@link Reason#UNSUPPORTED_ALGORITHM} for a hash OMS
+     *                          does not define
      * @throws IOException      if the model cannot be listed or read
      */
     public static VerificationResult check(ModelFiles model, Manifest manifest, List<String> alsoIgnored,

@@ -132,6 +132,49 @@ class ModelHasherTest {
     }
 
     @Test
+    void blake3RangesCutIntoSubtreesOnSeveralWorkersGiveTheDigestOfTheWholeRange() throws Exception {
+        List<ModelFile> files = new ArrayList<>();
+        // subtrees of 2 chunks (2048 bytes) here: lengths below, at and around whole subtrees, and many of them
+        int[] sizes = {0, 1, 1024, 2048, 2049, 4096, 4097, 6145, 10_000, 65_536, 65_539, 300_001};
+        for (int i = 0; i < sizes.length; i++) {
+            files.add(new ModelFile("f" + i, sizes[i]));
+        }
+        List<ModelHasher.Range> ranges = new ArrayList<>(ManifestBuilder.ranges(files,
+                dev.safetensors.signing.Serialization.files()));
+        // and shards, which are hashed as messages of their own from their start
+        ranges.addAll(ManifestBuilder.ranges(List.of(new ModelFile("g", 100_000)),
+                dev.safetensors.signing.Serialization.shards(30_000)));
+        for (int workers : new int[] {1, 3}) {
+            CountingModel model = new CountingModel("");
+            List<byte[]> digests = new ModelHasher(workers, 1).digest(model, ranges, Blake3::new);
+            long total = 0;
+            for (int i = 0; i < ranges.size(); i++) {
+                ModelHasher.Range range = ranges.get(i);
+                byte[] bytes = Arrays.copyOfRange(CountingModel.content(range.file()), (int) range.start(),
+                        (int) range.end());
+                assertArrayEquals(new Blake3().digest(bytes), digests.get(i), workers + " workers, " + range);
+                total += bytes.length;
+            }
+            assertEquals(total, model.bytesRead.get(), "each byte read once");
+            assertTrue(model.mostOpen.get() <= workers, "open at once: " + model.mostOpen.get());
+            assertEquals(0, model.open.get());
+        }
+    }
+
+    @Test
+    void aSubtreeHasherRefusesToBeUsedAsAWholeMessage() {
+        Blake3 subtree = Blake3.subtree(2);
+        subtree.update(new byte[2048]);
+        assertThrows(IllegalStateException.class, subtree::digest);
+        Blake3 fed = Blake3.subtree(0);
+        fed.update(new byte[1000]);
+        assertThrows(IllegalStateException.class, () -> fed.subtreeValue(0));
+        Blake3 whole = new Blake3();
+        whole.update(new byte[1]);
+        assertThrows(IllegalStateException.class, () -> whole.appendSubtree(new int[8], 0));
+    }
+
+    @Test
     void theFirstFailureIsThrownWithItsCode() {
         CountingModel model = new CountingModel("f5");
         java.nio.file.AccessDeniedException e = assertThrows(java.nio.file.AccessDeniedException.class,
