@@ -25,17 +25,21 @@ import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
 
 import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * The S3 clients built from Hadoop's {@code fs.s3a.*} settings ({@link S3aSettings}), one per distinct settings in
  * this JVM, each with the library's S3 reader and writer over it. The client is the S3 module's
  * ({@link S3ClientOptions#clientBuilder()}: its transport, checksums and retries), given the endpoint, addressing,
- * region and credentials the settings name; what they leave unset comes from the AWS SDK's own chain. Clients live
- * as long as the JVM, as the library's installed backends do. Loaded only when {@code safetensors-s3} is on the
- * class path. Thread-safe.
+ * region and credentials the settings name; what they leave unset comes from the AWS SDK's own chain. At most
+ * {@value #MAX_CLIENTS} clients are kept, the least recently used closed when another is built: settings change over
+ * an executor's life (a session token rotated every hour is new settings, so a new client), and a client kept for each
+ * would grow without end. Closing an evicted client takes nothing from a source still reading through it: the S3
+ * module's transport ({@code UrlConnectionHttpClient}) keeps no pool of its own, so the close only lets the client be
+ * collected once the last such source is. Loaded only when {@code safetensors-s3} is on the class path. Thread-safe.
  */
 final class S3aClients {
     /** The S3A provider class names of Hadoop and the AWS SDKs (v1 and v2) understood here, by what they do. */
@@ -54,7 +58,10 @@ final class S3aClients {
             Map.entry("software.amazon.awssdk.auth.credentials.ProfileCredentialsProvider", "profile"));
     /** Where no region is set and an endpoint is: the region S3-compatible stores sign with. */
     private static final Region FALLBACK_REGION = Region.US_EAST_1;
-    private static final Map<S3aSettings, Backend> BUILT = new ConcurrentHashMap<>();
+    /** How many clients of distinct settings one JVM keeps: far more than one job's buckets use at once. */
+    static final int MAX_CLIENTS = 16;
+    /** In access order, so the eldest entry is the least recently used; guarded by itself. */
+    private static final LinkedHashMap<S3aSettings, Backend> BUILT = new LinkedHashMap<>(MAX_CLIENTS, 0.75f, true);
 
     private S3aClients() {
     }
@@ -65,7 +72,7 @@ final class S3aClients {
      * @param reader reads and lists
      * @param writer uploads and deletes
      */
-    record Backend(S3SourceProvider reader, S3ObjectWriter writer) {
+    record Backend(S3Client client, S3SourceProvider reader, S3ObjectWriter writer) {
     }
 
     /**
@@ -76,18 +83,31 @@ final class S3aClients {
      *                          SDK cannot build a client (no region)
      */
     static Backend backend(S3aSettings settings) throws StorageException {
-        Backend built = BUILT.get(settings);
-        if (built != null) {
-            return built;
-        }
+        Backend evicted = null;
+        Backend built;
         synchronized (BUILT) {
             built = BUILT.get(settings);
             if (built == null) {
                 S3Client client = client(settings);
-                built = new Backend(new S3SourceProvider(client), new S3ObjectWriter(client));
+                built = new Backend(client, new S3SourceProvider(client), new S3ObjectWriter(client));
                 BUILT.put(settings, built);
+                if (BUILT.size() > MAX_CLIENTS) {
+                    Iterator<Backend> eldest = BUILT.values().iterator();
+                    evicted = eldest.next();
+                    eldest.remove();
+                }
             }
-            return built;
+        }
+        if (evicted != null) {
+            evicted.client().close();
+        }
+        return built;
+    }
+
+    /** @return how many clients are kept now, for tests of the bound */
+    static int kept() {
+        synchronized (BUILT) {
+            return BUILT.size();
         }
     }
 

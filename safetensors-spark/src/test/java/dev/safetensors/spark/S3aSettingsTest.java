@@ -181,4 +181,42 @@ class S3aSettingsTest {
             HadoopFiles.use(before);
         }
     }
+
+    /**
+     * Settings that keep changing (a session token rotated every hour) keep at most {@link S3aClients#MAX_CLIENTS}
+     * clients, not one for each: the least recently used is closed, a source still open on it goes on reading (the
+     * transport holds no pool for the close to take away), and the settings it served get a new client.
+     */
+    @Test
+    void rotatingSettingsKeepABoundedNumberOfClientsAndAnEvictedOneFailsCoded() throws Exception {
+        LoopbackS3 s3 = LoopbackS3.shared();
+        String bucket = "s3a-rotation";
+        s3.put(bucket, "present.bin", "here".getBytes(StandardCharsets.UTF_8));
+        Location present = Location.parse("s3://" + bucket + "/present.bin");
+        S3aSettings first = rotation(s3, 0);
+        S3aClients.Backend firstBackend = S3aClients.backend(first);
+        for (int hour = 1; hour <= S3aClients.MAX_CLIENTS + 3; hour++) {
+            S3aClients.backend(rotation(s3, hour));
+            assertTrue(S3aClients.kept() <= S3aClients.MAX_CLIENTS, "kept " + S3aClients.kept());
+        }
+        try (RandomAccessSource source = firstBackend.reader().open(present)) {
+            assertEquals(4, source.size(), "a reader of an evicted client still reads");
+        }
+        S3aClients.Backend rebuilt = S3aClients.backend(first);
+        assertTrue(rebuilt != firstBackend, "the evicted settings get a new client");
+        try (RandomAccessSource source = rebuilt.reader().open(present)) {
+            assertEquals(4, source.size());
+        }
+    }
+
+    private static S3aSettings rotation(LoopbackS3 s3, int hour) throws StorageException {
+        Configuration conf = bare();
+        conf.set("fs.s3a.endpoint", s3.endpoint().toString());
+        conf.set("fs.s3a.path.style.access", "true");
+        conf.set("fs.s3a.endpoint.region", "us-east-1");
+        conf.set("fs.s3a.access.key", LoopbackS3.ACCESS_KEY);
+        conf.set("fs.s3a.secret.key", LoopbackS3.SECRET_KEY);
+        conf.set("fs.s3a.session.token", "token-of-hour-" + hour);
+        return S3aSettings.of(conf, "s3a-rotation");
+    }
 }
