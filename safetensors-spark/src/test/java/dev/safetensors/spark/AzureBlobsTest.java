@@ -8,7 +8,6 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,11 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Blobs in a real Azurite on loopback, read through the library's Azure backend as {@code az://} and Hadoop-style
  * {@code abfss://} locations: one request per file, and each row carries the blob's ETag as its version. The backend
  * is configured by the {@code AZURE_STORAGE_*} settings, here as system properties of the same names.
- *
- * <p>Alone ({@code @Isolated}): it sets the {@code AZURE_STORAGE_*} system properties, which the JVM's Azure backend
- * reads.
  */
-@Isolated
 class AzureBlobsTest {
     private static final int BLOBS = 40;
     private static Azurite azurite;

@@ -7,7 +7,6 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import java.util.Map;
 import java.util.Set;
@@ -20,11 +19,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  * driver through the library's Azure backend (List Blobs), then read one request per file: the verdicts the command
  * gives for the same blobs. The backend is configured by the {@code AZURE_STORAGE_*} system properties; the Azurite is
  * the JVM's shared one ({@link Azurite#shared()}), since the source's backend keeps the first endpoint it saw.
- *
- * <p>Alone ({@code @Isolated}): it sets the {@code AZURE_STORAGE_*} system properties, which the JVM's Azure backend
- * reads.
  */
-@Isolated
 class AzurePrefixTest {
     private static final String ABFSS = "abfss://checkpoints@" + Azurite.ACCOUNT + ".dfs.core.windows.net";
     private static Azurite azurite;

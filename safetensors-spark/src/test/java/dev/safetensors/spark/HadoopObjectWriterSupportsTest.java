@@ -3,7 +3,6 @@ package dev.safetensors.spark;
 import dev.safetensors.Location;
 import org.apache.hadoop.conf.Configuration;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import java.util.List;
 
@@ -13,10 +12,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Which locations the installed writer claims: those read through Hadoop, never a scheme of the library's own
  * writers, and only where Hadoop has a filesystem for the scheme.
- *
- * <p>Alone ({@code @Isolated}): it replaces {@link HadoopFiles}' JVM-wide configuration.
  */
-@Isolated
 class HadoopObjectWriterSupportsTest {
 
     @Test

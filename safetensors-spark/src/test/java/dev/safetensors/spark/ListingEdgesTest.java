@@ -6,7 +6,6 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -22,10 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * What a folder listing must never lose or misreport (issue 23, item 7), and a Hadoop filesystem read through the
  * {@link HadoopSource} adapter.
- *
- * <p>Alone ({@code @Isolated}): it registers a filesystem in the shared session's Hadoop configuration.
  */
-@Isolated
 class ListingEdgesTest {
     @TempDir
     static Path dir;

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.parallel.Isolated;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,11 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and each row carries the object's ETag as its version.
  *
  * <p>Slow tier ({@code -Pslow}): 1,000 objects read through Spark.
- *
- * <p>Alone ({@code @Isolated}): it sets {@code aws.endpointUrl}, which the JVM's S3 backend reads.
  */
 @Tag("slow")
-@Isolated
 class S3ObjectsTest {
     private static final String BUCKET = "checkpoints";
     private static final int OBJECTS = 1000;

@@ -23,7 +23,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -42,10 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * df.write.format("safetensors") into a store prefix, served by the test kit's shared s3proxy in a bucket of this
  * class's own: the objects the store holds afterwards, and the order it made them visible or deleted them.
- *
- * <p>Alone ({@code @Isolated}): it sets {@code aws.endpointUrl}, which the JVM's S3 backend reads.
  */
-@Isolated
 class StoreWriteTest {
     private static final String BUCKET = "spark-writes";
     private static final String INDEX = "model.safetensors.index.json";
