@@ -87,10 +87,11 @@ public enum ErrorCode {
     BAD_SIGNATURE,
     /**
      * A model signature verifies, but not by a signer the caller trusts: another key than the one given, a
-     * certificate chain to no trusted CA or a leaf that may not sign, or verification material of another method.
+     * certificate chain to no trusted CA or a leaf that may not sign, verification material of another method, or,
+     * keyless, another identity or issuer, or a transparency-log entry or timestamp that does not hold.
      */
     UNTRUSTED_SIGNER,
-    /** A model signature of a kind not verified here (keyless Sigstore), or a hash or key type not supported. */
+    /** A model signature not verified here: a hash or key type not supported, or an unusable trusted root. */
     UNSUPPORTED_SIGNATURE,
 
     // Storage and request failures. They are reported with the JDK's types where one fits

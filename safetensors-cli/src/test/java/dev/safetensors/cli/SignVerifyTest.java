@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.fixtures.LoopbackS3;
+import dev.safetensors.signing.testing.TestSigstore;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -19,6 +20,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@code sign} and {@code verify --signature}: a folder signed with a key verifies with its public key, locally
  * and after being copied to an S3 prefix (s3proxy, in a bucket of this class's own); one file changed at the same
  * size, a file added or removed, another key, a keyless request, each with its exit code and named in text and JSON.
+ * Keyless bundles of the signing module's test Sigstore verify against its trusted root given with
+ * {@code --trust-root}, and fail for another identity, an altered payload, or the shipped public-good root.
  */
 class SignVerifyTest {
     private static final Map<String, String> ENV = InProcess.S3_ENV;
@@ -86,9 +89,10 @@ class SignVerifyTest {
         Cli.Run other = InProcess.run("verify", "--json", model.toString(), "--signature", sig.toString(),
                 "--public-key", otherPublicKey.toString()).exits(1);
         assertEquals("UNTRUSTED_SIGNER", other.summary().get("code").asString(), other.describe());
-        Cli.Run keyless = InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--identity",
-                "someone@example.com", "--issuer", "https://accounts.example.com").exits(3);
-        assertTrue(keyless.stderr().contains("[UNSUPPORTED_SIGNATURE]"), keyless.describe());
+        Cli.Run keyless = InProcess.run("verify", "--json", model.toString(), "--signature", sig.toString(),
+                "--identity", "someone@example.com", "--issuer", "https://accounts.example.com").exits(1);
+        assertEquals("UNTRUSTED_SIGNER", keyless.summary().get("code").asString(), keyless.describe());
+        assertTrue(keyless.summary().get("message").asString().contains("keyless"), keyless.describe());
         InProcess.run("verify", model.toString(), "--signature", sig.toString()).exits(2);
         InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--public-key",
                 publicKey.toString(), "--sha256", "0".repeat(64)).exits(2);
@@ -148,5 +152,82 @@ class SignVerifyTest {
         Cli.Run changed = InProcess.run(ENV, "verify", prefix, "--signature", sig.toString(), "--public-key",
                 publicKey.toString(), "--s3-endpoint", endpoint, "--s3-path-style").exits(1);
         assertTrue(changed.out().contains("changed  config.json"), changed.describe());
+    }
+
+    private Path keylessBundle(TestSigstore sigstore, TestSigstore.Options options) throws Exception {
+        return Files.write(dir.resolve("keyless.sig"), sigstore.bundle(TestSigstore.statement(model), options));
+    }
+
+    @Test
+    void aKeylessBundleVerifiesAgainstTheGivenTrustRootForItsIdentityOnly() throws Exception {
+        TestSigstore sigstore = new TestSigstore();
+        Path sig = keylessBundle(sigstore, TestSigstore.options());
+        Path root = Files.write(dir.resolve("trusted_root.json"), sigstore.trustedRoot(null));
+
+        Cli.Run ok = InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--identity",
+                TestSigstore.EMAIL, "--issuer", TestSigstore.EMAIL_ISSUER, "--trust-root", root.toString()).exits(0);
+        assertTrue(ok.out().startsWith("OK          "), ok.describe());
+        assertTrue(ok.out().contains(TestSigstore.EMAIL), ok.describe());
+
+        Cli.Run other = InProcess.run("verify", "--json", model.toString(), "--signature", sig.toString(),
+                "--identity", "mallory@example.com", "--issuer", TestSigstore.EMAIL_ISSUER, "--trust-root",
+                root.toString()).exits(1);
+        assertEquals("UNTRUSTED_SIGNER", other.summary().get("code").asString(), other.describe());
+
+        // the shipped public-good root does not know the test log
+        Cli.Run production = InProcess.run("verify", "--json", model.toString(), "--signature", sig.toString(),
+                "--identity", TestSigstore.EMAIL, "--issuer", TestSigstore.EMAIL_ISSUER).exits(1);
+        assertEquals("UNTRUSTED_SIGNER", production.summary().get("code").asString(), production.describe());
+
+        Files.writeString(model.resolve("config.json"), "{\"model_type\":\"tinx\"}");
+        Cli.Run changed = InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--identity",
+                TestSigstore.EMAIL, "--issuer", TestSigstore.EMAIL_ISSUER, "--trust-root", root.toString()).exits(1);
+        assertTrue(changed.out().contains("changed  config.json"), changed.describe());
+    }
+
+    @Test
+    void aKeylessBundleWithAnAlteredPayloadIsABadSignature() throws Exception {
+        TestSigstore sigstore = new TestSigstore();
+        byte[] signed = TestSigstore.statement(model);
+        Files.writeString(model.resolve("config.json"), "{\"model_type\":\"tinx\"}");
+        byte[] other = TestSigstore.statement(model);
+        Path sig = Files.write(dir.resolve("keyless.sig"), sigstore.bundle(signed,
+                TestSigstore.options().with(o -> o.payloadInEnvelope = other)));
+        Path root = Files.write(dir.resolve("trusted_root.json"), sigstore.trustedRoot(null));
+        Cli.Run bad = InProcess.run("verify", "--json", model.toString(), "--signature", sig.toString(),
+                "--identity", TestSigstore.EMAIL, "--issuer", TestSigstore.EMAIL_ISSUER, "--trust-root",
+                root.toString()).exits(1);
+        assertEquals("BAD_SIGNATURE", bad.summary().get("code").asString(), bad.describe());
+    }
+
+    @Test
+    void keylessOptionsAreCheckedBeforeAnythingIsRead() throws Exception {
+        TestSigstore sigstore = new TestSigstore();
+        Path sig = keylessBundle(sigstore, TestSigstore.options());
+        InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--identity",
+                TestSigstore.EMAIL).exits(2);
+        InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--issuer",
+                TestSigstore.EMAIL_ISSUER).exits(2);
+        InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--identity", TestSigstore.EMAIL,
+                "--issuer", TestSigstore.EMAIL_ISSUER, "--public-key", publicKey.toString()).exits(2);
+        InProcess.run("verify", model.toString(), "--trust-root", "root.json").exits(2);
+
+        Path notRoot = Files.writeString(dir.resolve("not-a-root.json"), "{}");
+        Cli.Run unusable = InProcess.run("verify", "--json", model.toString(), "--signature", sig.toString(),
+                "--identity", TestSigstore.EMAIL, "--issuer", TestSigstore.EMAIL_ISSUER, "--trust-root",
+                notRoot.toString()).exits(3);
+        assertEquals("UNSUPPORTED_SIGNATURE", unusable.summary().get("code").asString(), unusable.describe());
+        InProcess.run("verify", model.toString(), "--signature", sig.toString(), "--identity", TestSigstore.EMAIL,
+                "--issuer", TestSigstore.EMAIL_ISSUER, "--trust-root", dir.resolve("absent.json").toString())
+                .exits(3);
+    }
+
+    @Test
+    void theTrustRootVariableNamesAFileWhenSetAndNotEmpty() {
+        assertEquals("/etc/root.json", dev.safetensors.cli.commands.SignatureCheck.trustRootFromEnvironment(
+                Map.of("SAFETENSORS_SIGSTORE_TRUST_ROOT", "/etc/root.json")));
+        assertEquals(null, dev.safetensors.cli.commands.SignatureCheck.trustRootFromEnvironment(
+                Map.of("SAFETENSORS_SIGSTORE_TRUST_ROOT", "")));
+        assertEquals(null, dev.safetensors.cli.commands.SignatureCheck.trustRootFromEnvironment(Map.of()));
     }
 }

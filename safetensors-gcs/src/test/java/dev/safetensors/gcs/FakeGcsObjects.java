@@ -42,9 +42,11 @@ import static com.github.tomakehurst.wiremock.client.ResponseDefinitionBuilder.r
  *       the object is stored, with 412, and an {@code x-goog-hash: crc32c=} that is not the body's is a 400.</li>
  * </ul>
  * Objects and sessions are shared by every server of the JVM, so each test class writes to buckets of its own.
+ * Public, in this module's test-jar, for other modules' tests against {@code gs://} (Spark's writes).
  */
-final class FakeGcsObjects implements ResponseDefinitionTransformerV2 {
-    static final String NAME = "fake-gcs-objects";
+public final class FakeGcsObjects implements ResponseDefinitionTransformerV2 {
+    /** The transformer's name, for a stub's {@code withTransformers}. */
+    public static final String NAME = "fake-gcs-objects";
     private static final Pattern OBJECT = Pattern.compile("(/download)?/storage/v1/b/([^/]+)/o/([^/?]+)");
     private static final Pattern BUCKET = Pattern.compile("(/upload)?/storage/v1/b/([^/]+)/o");
     private static final Pattern RANGE = Pattern.compile("bytes=(\\d+)-(\\d+)");

@@ -6,17 +6,18 @@ import dev.safetensors.signing.internal.BundleCodec;
 import dev.safetensors.signing.internal.CertificateChains;
 import dev.safetensors.signing.internal.Dsse;
 import dev.safetensors.signing.internal.EcKeys;
+import dev.safetensors.signing.internal.FulcioCertificates;
+import dev.safetensors.signing.internal.KeylessCheck;
 import dev.safetensors.signing.internal.ManifestCheck;
 import dev.safetensors.signing.internal.ModelHasher;
+import dev.safetensors.signing.internal.Signatures;
 import dev.safetensors.signing.internal.StatementCodec;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.security.GeneralSecurityException;
 import java.security.PublicKey;
-import java.security.Signature;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
@@ -27,14 +28,14 @@ import java.util.Optional;
 import java.util.Set;
 
 /**
- * Verifies OMS bundles: first the signature (against a public key, or a certificate chain against trusted CAs),
- * then the model against the signed manifest, hashed again with the manifest's own serialization parameters.
+ * Verifies OMS bundles: first the signature (against a public key, a certificate chain against trusted CAs, or a
+ * keyless Sigstore signature against a trusted root and an expected identity), then the model against the signed
+ * manifest, hashed again with the manifest's own serialization parameters.
  *
  * <p>A signature that does not verify, a signer that is not trusted, or a bundle that cannot be read is a
  * {@link SigningException}; a model that differs from what was signed is a {@link VerificationResult} naming every
- * missing, extra and changed file ({@link VerificationResult#requireMatch()} turns it into an exception).
- * Keyless Sigstore bundles (Fulcio certificates, Rekor entries) are refused with
- * {@link Reason#KEYLESS_UNSUPPORTED}.
+ * missing, extra and changed file ({@link VerificationResult#requireMatch()} turns it into an exception). Each
+ * verifier accepts bundles of its own method only ({@link Reason#WRONG_VERIFICATION_METHOD} otherwise).
  *
  * <p>Immutable and thread-safe.
  */
@@ -44,12 +45,19 @@ public final class ModelVerifier {
 
     private final Optional<PublicKey> publicKey;
     private final Set<TrustAnchor> anchors;
+    private final Optional<Keyless> keyless;
     private final boolean ignoreUnsignedFiles;
     private final ModelHasher hasher;
 
-    private ModelVerifier(Optional<PublicKey> publicKey, Set<TrustAnchor> anchors, boolean ignoreUnsignedFiles) {
+    /** A keyless verifier's trusted root and expected signer. */
+    private record Keyless(SigstoreTrustRoot root, String identity, String issuer) {
+    }
+
+    private ModelVerifier(Optional<PublicKey> publicKey, Set<TrustAnchor> anchors, Optional<Keyless> keyless,
+                          boolean ignoreUnsignedFiles) {
         this.publicKey = publicKey;
         this.anchors = anchors;
+        this.keyless = keyless;
         this.ignoreUnsignedFiles = ignoreUnsignedFiles;
         this.hasher = ModelHasher.perProcessor();
     }
@@ -64,7 +72,7 @@ public final class ModelVerifier {
      */
     public static ModelVerifier withPublicKey(PublicKey key) throws SigningException {
         EcKeys.signatureAlgorithm(key);
-        return new ModelVerifier(Optional.of(key), Set.of(), false);
+        return new ModelVerifier(Optional.of(key), Set.of(), Optional.empty(), false);
     }
 
     /**
@@ -84,15 +92,37 @@ public final class ModelVerifier {
         if (anchors.isEmpty()) {
             throw new IllegalArgumentException("no trusted CA given");
         }
-        return new ModelVerifier(Optional.empty(), Set.copyOf(anchors), false);
+        return new ModelVerifier(Optional.empty(), Set.copyOf(anchors), Optional.empty(), false);
     }
 
+    /**
+     * A verifier of keyless Sigstore bundles, offline: the signing certificate must name exactly {@code identity}
+     * (its email or URI subject alternative name) and {@code issuer} (the Fulcio OIDC issuer extension); every
+     * Rekor entry the bundle carries must record this signature and verify against the root's log keys (signed
+     * entry timestamp, inclusion proof and signed checkpoint), as must every RFC 3161 timestamp against the root's
+     * timestamp authorities; and at each time they vouch for, the certificate must chain to a Fulcio CA of the
+     * root. Signed certificate timestamps (certificate transparency) are not checked.
+     *
+     * @param root     the trusted root ({@link SigstoreTrustRoot#production()} for Sigstore's public-good instance)
+     * @param identity the expected signer: an email address or a URI (a workload's identity), compared exactly
+     * @param issuer   the expected OIDC issuer URL, compared exactly
+     *                 ({@code https://accounts.google.com}, {@code https://token.actions.githubusercontent.com})
+     * @return the verifier
+     * @throws IllegalArgumentException if {@code identity} or {@code issuer} is empty
+     */
+    public static ModelVerifier keyless(SigstoreTrustRoot root, String identity, String issuer) {
+        if (identity.isEmpty() || issuer.isEmpty()) {
+            throw new IllegalArgumentException("a keyless verifier needs an identity and an issuer");
+        }
+        return new ModelVerifier(Optional.empty(), Set.of(),
+                Optional.of(new Keyless(java.util.Objects.requireNonNull(root, "root"), identity, issuer)), false);
+    }
     /**
      * @param ignore whether files the manifest does not list are accepted (by default they make the result fail)
      * @return this verifier with that policy
      */
     public ModelVerifier ignoreUnsignedFiles(boolean ignore) {
-        return new ModelVerifier(publicKey, anchors, ignore);
+        return new ModelVerifier(publicKey, anchors, keyless, ignore);
     }
 
     /**
@@ -101,9 +131,10 @@ public final class ModelVerifier {
      * @param bundle the bundle's JSON
      * @return the signed manifest
      * @throws SigningException {@link Reason#BUNDLE_TOO_LARGE}, {@link Reason#INVALID_BUNDLE},
-     *                          {@link Reason#KEYLESS_UNSUPPORTED}, {@link Reason#WRONG_VERIFICATION_METHOD},
-     *                          {@link Reason#KEY_MISMATCH}, {@link Reason#UNTRUSTED_CERTIFICATE},
-     *                          {@link Reason#BAD_SIGNATURE}, and, once the signature holds,
+     *                          {@link Reason#WRONG_VERIFICATION_METHOD}, {@link Reason#KEY_MISMATCH},
+     *                          {@link Reason#IDENTITY_MISMATCH}, {@link Reason#UNTRUSTED_CERTIFICATE},
+     *                          {@link Reason#BAD_SIGNATURE}, for keyless bundles {@link Reason#TRANSPARENCY_LOG} or
+     *                          {@link Reason#TIMESTAMP}, and, once the signature holds,
      *                          {@link Reason#INVALID_STATEMENT} or {@link Reason#INCONSISTENT_MANIFEST}
      */
     public Manifest verifySignature(byte[] bundle) throws SigningException {
@@ -121,7 +152,14 @@ public final class ModelVerifier {
         byte[] legacy = null;
         for (byte[] signature : parsed.signatures()) {
             if (verifies(key, EcKeys.signatureAlgorithm(key), signed, signature)) {
+                if (parsed.material() instanceof Bundle.Keyless k) {
+                    KeylessCheck.verify(parsed, k.certificate(), signature, keyless.orElseThrow().root().root());
+                }
                 return StatementCodec.read(parsed.payload());
+            }
+            if (parsed.material() instanceof Bundle.Keyless) {
+                // Sigstore clients have always signed the standard encoding
+                continue;
             }
             // version 0.2 of the reference signed another encoding, always with SHA-256; accepted for its
             // predicate only
@@ -132,6 +170,13 @@ public final class ModelVerifier {
         }
         throw new SigningException(Reason.BAD_SIGNATURE, "no signature of the bundle verifies with the "
                 + (publicKey.isPresent() ? "given public key" : "signing certificate's key"));
+    }
+
+    private static String method(Bundle.Material material) {
+        if (material instanceof Bundle.KeyHint) {
+            return "a bare key";
+        }
+        return material instanceof Bundle.Keyless ? "a keyless Sigstore (Fulcio) certificate" : "a certificate chain";
     }
 
     /**
@@ -220,6 +265,16 @@ public final class ModelVerifier {
     }
 
     private PublicKey signerKey(Bundle.Material material) throws SigningException {
+        if (keyless.isPresent()) {
+            if (!(material instanceof Bundle.Keyless k)) {
+                throw new SigningException(Reason.WRONG_VERIFICATION_METHOD, "the bundle is signed with "
+                        + method(material) + ", but this verifier expects a keyless Sigstore signature");
+            }
+            FulcioCertificates.requireIdentity(k.certificate(), keyless.get().identity(), keyless.get().issuer());
+            PublicKey key = k.certificate().getPublicKey();
+            EcKeys.signatureAlgorithm(key);
+            return key;
+        }
         if (material instanceof Bundle.KeyHint hint) {
             PublicKey key = publicKey.orElseThrow(() -> new SigningException(Reason.WRONG_VERIFICATION_METHOD,
                     "the bundle is signed with a bare key, but this verifier trusts certificate authorities"));
@@ -238,27 +293,21 @@ public final class ModelVerifier {
             EcKeys.signatureAlgorithm(key);
             return key;
         }
-        throw new SigningException(Reason.KEYLESS_UNSUPPORTED, "the bundle is signed with a Sigstore (Fulcio) "
-                + "certificate: keyless verification not supported yet");
+        throw new SigningException(Reason.WRONG_VERIFICATION_METHOD, "the bundle is signed with " + method(material)
+                + ": verify it as keyless, with an identity and an issuer");
     }
 
     private static boolean verifies(PublicKey key, String algorithm, byte[] signed, byte[] signature)
             throws SigningException {
-        try {
-            Signature s = Signature.getInstance(algorithm);
-            s.initVerify(key);
-            s.update(signed);
-            return s.verify(signature);
-        } catch (java.security.SignatureException e) {
-            // a signature that is not even DER-encoded ECDSA does not verify
-            return false;
-        } catch (GeneralSecurityException e) {
-            throw new SigningException(Reason.UNSUPPORTED_KEY, "the JDK cannot verify with this key", e);
-        }
+        return Signatures.verifies(key, algorithm, signed, signature, Reason.UNSUPPORTED_KEY);
     }
 
     @Override
     public String toString() {
+        if (keyless.isPresent()) {
+            return "ModelVerifier[keyless " + keyless.get().identity() + " from " + keyless.get().issuer() + ", "
+                    + keyless.get().root() + "]";
+        }
         return publicKey.map(k -> "ModelVerifier[key " + SigningKeys.hint(k) + "]")
                 .orElse("ModelVerifier[" + anchors.size() + " trusted CAs]");
     }

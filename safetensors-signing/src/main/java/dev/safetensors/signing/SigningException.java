@@ -28,12 +28,28 @@ public final class SigningException extends IOException implements ErrorCoded {
         BAD_SIGNATURE(ErrorCode.BAD_SIGNATURE),
         /** The bundle names another key than the one given (its {@code publicKey.hint} differs). */
         KEY_MISMATCH(ErrorCode.UNTRUSTED_SIGNER),
-        /** The certificate chain does not lead to a trusted CA, or the leaf may not sign. */
+        /**
+         * The certificate chain does not lead to a trusted CA, or the leaf may not sign; for a keyless bundle, the
+         * Fulcio certificate does not chain to a CA of the trusted root valid at the verified signing time.
+         */
         UNTRUSTED_CERTIFICATE(ErrorCode.UNTRUSTED_SIGNER),
         /** The bundle's verification material does not fit the verifier (a key bundle for a CA verifier, say). */
         WRONG_VERIFICATION_METHOD(ErrorCode.UNTRUSTED_SIGNER),
-        /** The bundle is a keyless Sigstore one (Fulcio certificate, Rekor entries), which is not verified here. */
-        KEYLESS_UNSUPPORTED(ErrorCode.UNSUPPORTED_SIGNATURE),
+        /**
+         * A keyless signing certificate names another identity (email or URI) or OIDC issuer than the expected
+         * ones.
+         */
+        IDENTITY_MISMATCH(ErrorCode.UNTRUSTED_SIGNER),
+        /**
+         * A keyless bundle's transparency-log entry does not prove this signature was logged: a log missing from
+         * the trusted root, a body recording another signature, a signed entry timestamp or an inclusion proof that
+         * does not verify, or no entry at all.
+         */
+        TRANSPARENCY_LOG(ErrorCode.UNTRUSTED_SIGNER),
+        /** A keyless bundle's RFC 3161 timestamp does not stamp its signature, or no trusted authority signed it. */
+        TIMESTAMP(ErrorCode.UNTRUSTED_SIGNER),
+        /** A Sigstore trusted root that cannot be read or used. */
+        INVALID_TRUST_ROOT(ErrorCode.UNSUPPORTED_SIGNATURE),
         /** A hash algorithm or serialization method this implementation does not compute. */
         UNSUPPORTED_ALGORITHM(ErrorCode.UNSUPPORTED_SIGNATURE),
         /** A key that is not an ECDSA key on P-256, P-384 or P-521, or a PEM that holds no usable key. */

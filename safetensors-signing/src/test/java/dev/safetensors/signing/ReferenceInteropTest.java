@@ -1,6 +1,8 @@
 package dev.safetensors.signing;
 
+import dev.safetensors.ErrorCode;
 import dev.safetensors.signing.SigningException.Reason;
+import dev.safetensors.signing.testing.TestSigstore;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -21,6 +23,9 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * https://github.com/sigstore/model-transparency; without it, it is skipped.
  */
 class ReferenceInteropTest {
+    /** Who signed the reference's keyless bundles, as its scripts verify them. */
+    private static final String IDENTITY = "stefanb@us.ibm.com";
+    private static final String ISSUER = "https://sigstore.verify.ibm.com/oauth2";
     private static Path tests;
 
     @BeforeAll
@@ -68,11 +73,42 @@ class ReferenceInteropTest {
 
     @ParameterizedTest
     @CsvSource({"v0.3.1-sigstore", "v1.0.0-sigstore", "v1.0.1-sigstore", "v1.1.0-sigstore"})
-    void aReleasedKeylessBundleIsRefusedWithItsReason(String release) throws Exception {
+    void aReleasedKeylessBundleVerifiesOfflineWithItsRecordedIdentity(String release) throws Exception {
+        assumeTrue(tests != null, "set -Dsigning.interop.dir to model-transparency's scripts/tests to run");
+        Path folder = tests.resolve(release);
+        byte[] bundle = Files.readAllBytes(folder.resolve("model.sig"));
+        VerificationResult result = ModelVerifier.keyless(SigstoreTrustRoot.production(), IDENTITY, ISSUER)
+                .verify(ModelFiles.of(folder), bundle, List.of("ignore-me", "model.sig"));
+        assertTrue(result.matches(), result.toString());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"v0.3.1-sigstore", "v1.0.0-sigstore", "v1.0.1-sigstore", "v1.1.0-sigstore"})
+    void aReleasedKeylessBundleFailsForAnotherIdentityOrIssuerOrMethod(String release) throws Exception {
         assumeTrue(tests != null, "set -Dsigning.interop.dir to model-transparency's scripts/tests to run");
         byte[] bundle = Files.readAllBytes(tests.resolve(release).resolve("model.sig"));
-        SigningException e = assertThrows(SigningException.class, () -> verifier("key").verifySignature(bundle));
-        assertEquals(Reason.KEYLESS_UNSUPPORTED, e.reason());
+        SigningException identity = assertThrows(SigningException.class, () -> ModelVerifier.keyless(
+                SigstoreTrustRoot.production(), "someone@example.com", ISSUER).verifySignature(bundle));
+        assertEquals(Reason.IDENTITY_MISMATCH, identity.reason());
+        assertEquals(ErrorCode.UNTRUSTED_SIGNER, identity.code());
+        SigningException issuer = assertThrows(SigningException.class, () -> ModelVerifier.keyless(
+                SigstoreTrustRoot.production(), IDENTITY, "https://accounts.google.com").verifySignature(bundle));
+        assertEquals(Reason.IDENTITY_MISMATCH, issuer.reason());
+        SigningException ours = assertThrows(SigningException.class, () -> ModelVerifier.keyless(
+                new TestSigstore().root(), IDENTITY, ISSUER).verifySignature(bundle));
+        assertEquals(ErrorCode.UNTRUSTED_SIGNER, ours.code(), ours.getMessage());
+        SigningException key = assertThrows(SigningException.class, () -> verifier("key").verifySignature(bundle));
+        assertEquals(Reason.WRONG_VERIFICATION_METHOD, key.reason());
+    }
+
+    @ParameterizedTest
+    @CsvSource({"v0.3.1-sigstore", "v1.1.0-sigstore"})
+    void aReleasedKeylessBundleWithAnAlteredPayloadIsABadSignature(String release) throws Exception {
+        assumeTrue(tests != null, "set -Dsigning.interop.dir to model-transparency's scripts/tests to run");
+        byte[] bundle = KeylessTest.withAlteredPayload(Files.readAllBytes(tests.resolve(release).resolve("model.sig")));
+        SigningException e = assertThrows(SigningException.class, () -> ModelVerifier.keyless(
+                SigstoreTrustRoot.production(), IDENTITY, ISSUER).verifySignature(bundle));
+        assertEquals(Reason.BAD_SIGNATURE, e.reason());
     }
 
     private static ModelVerifier verifier(String method) throws Exception {

@@ -61,8 +61,8 @@ class SpecVectorsTest {
 
     @ParameterizedTest
     @CsvSource({
-            "valid/sigstore.bundle.json, KEYLESS_UNSUPPORTED",
-            "invalid/missing-tlog-entries.bundle.json, KEYLESS_UNSUPPORTED",
+            "valid/sigstore.bundle.json, WRONG_VERIFICATION_METHOD",
+            "invalid/missing-tlog-entries.bundle.json, WRONG_VERIFICATION_METHOD",
             "invalid/empty.bundle.json, INVALID_BUNDLE",
             "invalid/missing-envelope.bundle.json, INVALID_BUNDLE",
             "invalid/missing-verification-material.bundle.json, INVALID_BUNDLE"})
@@ -75,10 +75,11 @@ class SpecVectorsTest {
     }
 
     @Test
-    void keylessIsRefusedWithTheWordsTheBriefPromises() throws Exception {
+    void aKeylessVectorGivenToACertificateVerifierSaysHowToVerifyIt() throws Exception {
         byte[] bundle = TestSupport.resourceBytes("oms-spec/valid/sigstore.bundle.json");
         SigningException e = assertThrows(SigningException.class, () -> ModelVerifier.withTrustAnchors(
                 SigningKeys.readCertificates(TestSupport.resource("pki/root-ca.pem"))).verifySignature(bundle));
-        assertEquals(true, e.getMessage().contains("keyless verification not supported yet"), e.getMessage());
+        assertEquals(Reason.WRONG_VERIFICATION_METHOD, e.reason());
+        assertEquals(true, e.getMessage().contains("with an identity and an issuer"), e.getMessage());
     }
 }

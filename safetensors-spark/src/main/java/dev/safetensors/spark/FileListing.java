@@ -11,7 +11,6 @@ import dev.safetensors.StorageException;
 import dev.safetensors.core.NameGlob;
 import dev.safetensors.core.PrefixSelection;
 import dev.safetensors.core.ShardIndex;
-import dev.safetensors.core.Sources;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -172,7 +171,7 @@ final class FileListing {
         List<Found> found = new ArrayList<>();
         ListOptions list = ListOptions.DEFAULT.withRecursive(options.recursiveFileLookup());
         long unreadable;
-        try (Listing listing = Sources.registry().list(folder, list)) {
+        try (Listing listing = SparkSources.registry().list(folder, list)) {
             unreadable = select(listing, glob, options, found);
         }
         found.sort(Comparator.comparing(Found::location));

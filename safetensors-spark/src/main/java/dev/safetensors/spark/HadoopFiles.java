@@ -1,19 +1,15 @@
 package dev.safetensors.spark;
 
 import dev.safetensors.ListEntry;
+import dev.safetensors.Listing;
 import dev.safetensors.Location;
-import dev.safetensors.RandomAccessSource;
 import dev.safetensors.core.Sources;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.FileSystem;
-import org.apache.hadoop.fs.LocatedFileStatus;
 import org.apache.hadoop.fs.Path;
-import org.apache.hadoop.fs.RemoteIterator;
 
 import java.io.IOException;
 import java.net.URI;
-import java.time.Instant;
 import java.util.function.Consumer;
 
 /**
@@ -22,8 +18,10 @@ import java.util.function.Consumer;
  * backend is not on the class path, a connector the user configured). Local paths, {@code file:}, {@code s3://}/{@code s3a://}, {@code gs://}, {@code https://} and
  * {@code hf://} stay with the backends, which verify ranges and pin versions.
  *
- * <p>The Hadoop configuration is the driver's, shipped with the reader factory and installed once per task
- * ({@link #use}); a JVM without one (a unit test) uses {@code new Configuration()}.
+ * <p>The Hadoop configuration is the driver's, shipped with the reader and writer factories and installed once per
+ * task ({@link #use}); a JVM without one (a unit test) uses {@code new Configuration()}. It names the filesystems
+ * {@link HadoopSourceProvider} and {@link HadoopObjectWriter} use, and the {@code fs.s3a.*} settings of
+ * {@link S3aSettings}.
  */
 final class HadoopFiles {
     /** The schemes of the library's backends: read by them or refused with their code, never through Hadoop. */
@@ -75,16 +73,31 @@ final class HadoopFiles {
         if (location.uri().isEmpty() || OURS.contains(location.scheme())) {
             return false;
         }
-        return Sources.registry().providers().stream().noneMatch(p -> p.supports(location));
+        // this module's own Hadoop provider is installed too: it claims what this says, so it is not asked
+        return Sources.registry().providers().stream()
+                .noneMatch(p -> !(p instanceof HadoopSourceProvider) && p.supports(location));
     }
 
     /**
-     * @param location a location {@link #handles handled} here
-     * @return the open file
-     * @throws IOException a coded failure
+     * What {@link HadoopSourceProvider} reads and {@link HadoopObjectWriter} writes: a location {@link #handles
+     * handled} here whose scheme Hadoop has a filesystem for, so that a scheme nobody configured is reported by the
+     * registry as unsupported rather than failing in Hadoop.
+     *
+     * @param location a location
+     * @param conf     the configuration that names the filesystems
+     * @return whether it is read and written through Hadoop
      */
-    static RandomAccessSource open(String location) throws IOException {
-        return HadoopSource.open(URI.create(location), conf());
+    static boolean hasFileSystem(Location location, Configuration conf) {
+        if (!handles(location)) {
+            return false;
+        }
+        try {
+            FileSystem.getFileSystemClass(location.scheme(), conf);
+            return true;
+        } catch (IOException | RuntimeException e) {
+            // no fs.SCHEME.impl and no service-loaded filesystem, or a configured class that is not there
+            return false;
+        }
     }
 
     /**
@@ -106,8 +119,7 @@ final class HadoopFiles {
 
     /**
      * Lists a folder of a Hadoop filesystem, one level or recursively, handing each entry over as it comes
-     * ({@link FileSystem#listFiles} pages through remote stores). Subfolders are reported as
-     * {@link ListEntry.Kind#FOLDER} one level down.
+     * ({@link HadoopListing}).
      *
      * @param folder    the folder
      * @param recursive whether to descend
@@ -115,35 +127,10 @@ final class HadoopFiles {
      * @throws IOException a coded failure
      */
     static void list(String folder, boolean recursive, Consumer<ListEntry> sink) throws IOException {
-        URI uri = URI.create(folder);
-        String name = dev.safetensors.spi.SourceNames.redact(uri);
-        try {
-            Path path = new Path(uri);
-            FileSystem fs = path.getFileSystem(conf());
-            if (recursive) {
-                RemoteIterator<LocatedFileStatus> files = fs.listFiles(path, true);
-                while (files.hasNext()) {
-                    sink.accept(entry(files.next()));
-                }
-            } else {
-                RemoteIterator<FileStatus> files = fs.listStatusIterator(path);
-                while (files.hasNext()) {
-                    sink.accept(entry(files.next()));
-                }
+        try (Listing listing = HadoopListing.open(Location.parse(folder), recursive, conf())) {
+            while (listing.hasNext()) {
+                sink.accept(listing.next());
             }
-        } catch (IOException e) {
-            throw HadoopSource.coded(name, e);
         }
-    }
-
-    private static ListEntry entry(FileStatus status) {
-        Location at = Location.of(status.getPath().toUri());
-        if (status.isDirectory()) {
-            return ListEntry.special(at, ListEntry.Kind.FOLDER);
-        }
-        if (!status.isFile()) {
-            return ListEntry.special(at, status.isSymlink() ? ListEntry.Kind.DANGLING_LINK : ListEntry.Kind.DEVICE);
-        }
-        return ListEntry.file(at, status.getLen(), null, Instant.ofEpochMilli(status.getModificationTime()));
     }
 }

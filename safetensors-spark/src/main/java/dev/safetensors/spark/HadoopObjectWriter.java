@@ -91,16 +91,7 @@ public final class HadoopObjectWriter implements ObjectWriterProvider {
      */
     @Override
     public boolean supports(Location location) {
-        if (!HadoopFiles.handles(location)) {
-            return false;
-        }
-        try {
-            FileSystem.getFileSystemClass(location.scheme(), conf.get());
-            return true;
-        } catch (IOException | RuntimeException e) {
-            // no fs.SCHEME.impl and no service-loaded filesystem, or a configured class that is not there
-            return false;
-        }
+        return HadoopFiles.hasFileSystem(location, conf.get());
     }
 
     /**

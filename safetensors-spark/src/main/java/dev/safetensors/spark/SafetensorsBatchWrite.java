@@ -1,7 +1,7 @@
 package dev.safetensors.spark;
 
 import dev.safetensors.Location;
-import dev.safetensors.core.OutputFolder;
+import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.connector.write.BatchWrite;
 import org.apache.spark.sql.connector.write.DataWriterFactory;
 import org.apache.spark.sql.connector.write.PhysicalWriteInfo;
@@ -42,15 +42,17 @@ final class SafetensorsBatchWrite implements BatchWrite {
     @Override
     public DataWriterFactory createBatchWriterFactory(PhysicalWriteInfo info) {
         try {
-            Optional<Location> store = OutputFolder.store(Locations.normalize(options.path()));
+            HadoopConf hadoop = HadoopConf.of(SparkSession.active().sparkContext().hadoopConfiguration());
+            HadoopFiles.use(hadoop);
+            Optional<Location> store = Locations.output(Locations.normalize(options.path()));
             if (store.isPresent()) {
                 StoreOutput s = StoreOutput.prepare(options, store.get());
                 output = s;
-                return new TaskWriterFactory(options, schema, null, s.job());
+                return new TaskWriterFactory(options, schema, null, s.job(), hadoop);
             }
             Staging staging = Staging.prepare(options, moves);
             output = staging;
-            return new TaskWriterFactory(options, schema, staging.folder().toString(), null);
+            return new TaskWriterFactory(options, schema, staging.folder().toString(), null, hadoop);
         } catch (IOException e) {
             throw unchecked(e);
         }

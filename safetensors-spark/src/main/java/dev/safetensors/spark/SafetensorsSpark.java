@@ -54,7 +54,8 @@ public final class SafetensorsSpark {
     public static Dataset<Row> readHeaders(SparkSession spark, Dataset<String> locations, Map<String, String> options) {
         ScanOptions parsed = ScanOptions.parse(options);
         StructType schema = SafetensorsSchemas.of(parsed);
-        InternalRowsToRows rows = new InternalRowsToRows(parsed, schema);
+        InternalRowsToRows rows = new InternalRowsToRows(parsed, schema,
+                HadoopConf.of(spark.sparkContext().hadoopConfiguration()));
         return locations.mapPartitions(rows, Encoders.row(schema));
     }
 
@@ -117,11 +118,15 @@ public final class SafetensorsSpark {
         return out;
     }
 
-    /** Reads one partition of locations through the data source's own reader and converts its rows. */
-    private record InternalRowsToRows(ScanOptions options, StructType schema)
+    /**
+     * Reads one partition of locations through the data source's own reader and converts its rows, with the
+     * driver's Hadoop configuration (its filesystems, {@code fs.s3a.*}) installed, as a scan's tasks have it.
+     */
+    private record InternalRowsToRows(ScanOptions options, StructType schema, HadoopConf hadoop)
             implements MapPartitionsFunction<String, Row> {
         @Override
         public Iterator<Row> call(Iterator<String> input) throws Exception {
+            HadoopFiles.use(hadoop);
             List<FileGroup> groups = new ArrayList<>();
             input.forEachRemaining(location -> groups.add(FileGroup.of(Locations.normalize(location))));
             PartitionRows reader = new PartitionRows(groups, options, schema, TensorFilter.ALL);

@@ -81,9 +81,13 @@ record ScanOptions(Level level, boolean officialPolicy, Mode mode, String pathGl
         return officialPolicy ? Limits.OFFICIAL : Limits.STRICT;
     }
 
-    /** @return the library client of this read: its policy, and {@code ioThreads} sources at once */
+    /**
+     * @return the library client of this read: the Spark source's registry ({@code fs.s3a.*}, Hadoop's
+     *         filesystems), its policy, and {@code ioThreads} sources at once
+     */
     dev.safetensors.core.SafetensorsClient client() {
-        return dev.safetensors.core.SafetensorsClient.builder().limits(limits()).concurrency(ioThreads).build();
+        return dev.safetensors.core.SafetensorsClient.builder().registry(SparkSources.registry()).limits(limits())
+                .concurrency(ioThreads).build();
     }
 
     private enum Policy { STRICT, OFFICIAL }

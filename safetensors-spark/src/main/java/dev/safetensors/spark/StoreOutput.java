@@ -9,7 +9,6 @@ import dev.safetensors.RandomAccessSource;
 import dev.safetensors.SafetensorsHeader;
 import dev.safetensors.StorageException;
 import dev.safetensors.core.Safetensors;
-import dev.safetensors.core.Sources;
 import dev.safetensors.spi.ObjectUpload;
 import dev.safetensors.spi.ObjectWriterProvider;
 import dev.safetensors.spi.UploadOptions;
@@ -50,7 +49,7 @@ final class StoreOutput implements JobOutput {
      *                     {@link ErrorCode#ALREADY_EXISTS} when the prefix holds objects and the mode is not overwrite
      */
     static StoreOutput prepare(WriteOptions options, Location prefix) throws IOException {
-        ObjectWriterProvider writer = Sources.registry().writer(prefix);
+        ObjectWriterProvider writer = SparkSources.registry().writer(prefix);
         if (!options.overwrite() && holdsObjects(prefix)) {
             throw notEmpty(prefix);
         }
@@ -63,9 +62,24 @@ final class StoreOutput implements JobOutput {
      * @throws IOException {@link ErrorCode#UNSUPPORTED_SCHEME} when no installed backend writes the scheme
      */
     static boolean holdsObjects(Location prefix) throws IOException {
-        Sources.registry().writer(prefix);
-        try (Listing listing = Sources.registry().list(prefix, ListOptions.DEFAULT.withRecursive(true))) {
+        SparkSources.registry().writer(prefix);
+        try (Listing listing = listAll(prefix)) {
             return listing.hasNext();
+        }
+    }
+
+    /**
+     * @return every object under the prefix; a Hadoop folder that does not exist yet lists as empty, as a store
+     *         prefix with nothing under it does (the write creates it)
+     */
+    private static Listing listAll(Location prefix) throws IOException {
+        try {
+            return SparkSources.registry().list(prefix, ListOptions.DEFAULT.withRecursive(true));
+        } catch (dev.safetensors.SourceNotFoundException e) {
+            if (HadoopFiles.handles(prefix)) {
+                return new HadoopListing.Empty();
+            }
+            throw e;
         }
     }
 
@@ -93,7 +107,7 @@ final class StoreOutput implements JobOutput {
     /** One ranged read of the object as the store holds it. */
     @Override
     public SafetensorsHeader header(String where) throws IOException {
-        try (RandomAccessSource source = Sources.registry().open(Location.parse(where))) {
+        try (RandomAccessSource source = SparkSources.registry().open(Location.parse(where))) {
             return Safetensors.readHeader(source);
         }
     }
@@ -160,7 +174,7 @@ final class StoreOutput implements JobOutput {
 
     private List<ListEntry> list() throws IOException {
         List<ListEntry> found = new ArrayList<>();
-        try (Listing listing = Sources.registry().list(prefix, ListOptions.DEFAULT.withRecursive(true))) {
+        try (Listing listing = listAll(prefix)) {
             while (listing.hasNext()) {
                 ListEntry e = listing.next();
                 if (e.isFile() && e.location().text().startsWith(prefix.text())) {

@@ -15,11 +15,14 @@ import java.io.UncheckedIOException;
  * @param schema  the rows' schema
  * @param staging the job's staging folder, or null for a store output
  * @param store   the job's object names under a store prefix, or null for a local output
+ * @param hadoop  the driver's Hadoop configuration, installed in the executor before the task writes: the
+ *                filesystems and {@code fs.s3a.*} settings a store output is uploaded with
  */
-record TaskWriterFactory(WriteOptions options, StructType schema, String staging, StoreJob store)
+record TaskWriterFactory(WriteOptions options, StructType schema, String staging, StoreJob store, HadoopConf hadoop)
         implements DataWriterFactory {
     @Override
     public DataWriter<InternalRow> createWriter(int partitionId, long taskId) {
+        HadoopFiles.use(hadoop);
         try {
             AttemptFolder folder = store == null ? new AttemptFolder(staging, partitionId, taskId, options)
                     : new AttemptFolder(UploadedAttempt.start(store, partitionId), partitionId, taskId, options);

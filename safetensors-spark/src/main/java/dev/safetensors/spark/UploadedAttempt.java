@@ -3,7 +3,6 @@ package dev.safetensors.spark;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
 import dev.safetensors.StorageException;
-import dev.safetensors.core.Sources;
 import dev.safetensors.spi.ObjectUpload;
 import dev.safetensors.spi.UploadOptions;
 import dev.safetensors.spi.WrittenObject;
@@ -83,7 +82,7 @@ final class UploadedAttempt {
         uploaded.add(at);
         WrittenObject written;
         try (FileChannel in = FileChannel.open(file);
-             ObjectUpload upload = Sources.registry().writer(at).create(at, options)) {
+             ObjectUpload upload = SparkSources.registry().writer(at).create(at, options)) {
             ByteBuffer block = ByteBuffer.allocate(BLOCK);
             while (in.read(block.clear()) >= 0) {
                 upload.write(block.flip());
@@ -101,7 +100,7 @@ final class UploadedAttempt {
         IOException failure = null;
         for (int i = uploaded.size() - 1; i >= 0; i--) {
             try {
-                Sources.registry().writer(uploaded.get(i)).delete(uploaded.get(i));
+                SparkSources.registry().writer(uploaded.get(i)).delete(uploaded.get(i));
             } catch (IOException e) {
                 failure = add(failure, e);
             }

@@ -3,7 +3,6 @@ package dev.safetensors.spark;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.Location;
 import dev.safetensors.StorageException;
-import dev.safetensors.core.OutputFolder;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SaveMode;
@@ -31,7 +30,9 @@ final class WriteLayouts {
 
     static void save(Dataset<Row> data, SaveMode mode, Map<String, String> options) throws IOException {
         WriteOptions parsed = WriteOptions.parse(options);
-        Optional<Location> store = OutputFolder.store(Locations.normalize(parsed.path()));
+        // the filesystems and fs.s3a.* settings the output is checked with, as the job will write with them
+        HadoopFiles.use(data.sparkSession().sparkContext().hadoopConfiguration());
+        Optional<Location> store = Locations.output(Locations.normalize(parsed.path()));
         Path output = store.isPresent() ? null : Staging.output(parsed.path());
         boolean holdsFiles = store.isPresent() ? StoreOutput.holdsObjects(store.get())
                 : Files.isDirectory(output) && !isEmpty(output);

@@ -46,6 +46,28 @@ final class Fixtures {
         return file;
     }
 
+    /**
+     * A checkpoint of six F32 tensors ({@code layers.I.weight}, 400 to 420 bytes) sharded at 1,000 bytes, index and
+     * shards as the library writes them: the rows the store writes read and write back.
+     *
+     * @param folder where to write it, created if needed
+     * @return the folder
+     */
+    static Path shardedCheckpoint(Path folder) throws IOException {
+        Files.createDirectories(folder);
+        dev.safetensors.core.ShardedWriter w = dev.safetensors.core.ShardedWriter.create(1000)
+                .metadata("format", "pt");
+        for (int i = 0; i < 6; i++) {
+            byte[] b = new byte[400 + 4 * i];
+            for (int j = 0; j < b.length; j++) {
+                b[j] = (byte) (i * 31 + j * 7);
+            }
+            w.tensor("layers." + i + ".weight", DType.F32, new long[]{b.length / 4}, b);
+        }
+        w.writeTo(folder);
+        return folder;
+    }
+
     /** A file whose first byte is not '{': HEADER_START under the strict policy. */
     static Path writeBroken(Path file) throws IOException {
         byte[] json = " {}".getBytes(StandardCharsets.UTF_8);

@@ -2,14 +2,12 @@ package dev.safetensors.spark;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.safetensors.DType;
 import dev.safetensors.ErrorCode;
 import dev.safetensors.ErrorCoded;
 import dev.safetensors.Location;
 import dev.safetensors.TensorInfo;
 import dev.safetensors.core.Checkpoint;
 import dev.safetensors.core.SafetensorsClient;
-import dev.safetensors.core.ShardedWriter;
 import dev.safetensors.core.Sources;
 import dev.safetensors.fixtures.LoopbackS3;
 import org.apache.spark.sql.Dataset;
@@ -26,7 +24,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -59,16 +56,7 @@ class StoreWriteTest {
         System.setProperty("aws.endpointUrl", s3.endpoint().toString());
         s3.put(BUCKET, "elsewhere/kept.txt", "not under any output".getBytes(StandardCharsets.UTF_8));
         spark = LocalSpark.start();
-        sharded = Files.createDirectories(dir.resolve("sharded"));
-        ShardedWriter w = ShardedWriter.create(1000).metadata("format", "pt");
-        for (int i = 0; i < 6; i++) {
-            byte[] b = new byte[400 + 4 * i];
-            for (int j = 0; j < b.length; j++) {
-                b[j] = (byte) (i * 31 + j * 7);
-            }
-            w.tensor("layers." + i + ".weight", DType.F32, new long[]{b.length / 4}, b);
-        }
-        w.writeTo(sharded);
+        sharded = Fixtures.shardedCheckpoint(dir.resolve("sharded"));
     }
 
     @AfterAll
@@ -235,7 +223,7 @@ class StoreWriteTest {
     @Test
     void aStoreNoBackendWritesIsRefusedBeforeAnyTaskRuns() {
         Exception e = assertThrows(Exception.class,
-                () -> writeCheckpoint("gs://" + BUCKET + "/out/", 1, "1KB", "overwrite", ""));
+                () -> writeCheckpoint("nostore://" + BUCKET + "/out/", 1, "1KB", "overwrite", ""));
         assertEquals(ErrorCode.UNSUPPORTED_SCHEME, codeOf(e));
     }
 

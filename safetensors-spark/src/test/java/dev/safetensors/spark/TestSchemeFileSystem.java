@@ -1,5 +1,6 @@
 package dev.safetensors.spark;
 
+import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileStatus;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
@@ -14,13 +15,30 @@ import java.net.URI;
 public class TestSchemeFileSystem extends RawLocalFileSystem {
     static final String SCHEME = "testfs";
 
+    private static final URI ROOT = URI.create(SCHEME + ":///");
+
+    /**
+     * {@code testfs://AUTHORITY/} for a filesystem Hadoop made for an authority, else {@code null} for
+     * {@link #ROOT}; no initializer, as the superclass's constructor already asks {@link #getUri()}.
+     */
+    private URI uri;
+
     /** Hadoop creates it by reflection. */
     public TestSchemeFileSystem() {
     }
 
+    /** Keeps the authority Hadoop made it for, so that {@code testfs://host/path} names a file as HDFS's would. */
+    @Override
+    public void initialize(URI name, Configuration conf) throws IOException {
+        if (name.getRawAuthority() != null) {
+            uri = URI.create(SCHEME + "://" + name.getRawAuthority() + "/");
+        }
+        super.initialize(name, conf);
+    }
+
     @Override
     public URI getUri() {
-        return URI.create(SCHEME + ":///");
+        return uri == null ? ROOT : uri;
     }
 
     @Override

@@ -67,6 +67,8 @@ public final class VerifyCommand extends Subcommand {
 
     String issuer;
 
+    String trustRoot;
+
     final SourceArguments selection = new SourceArguments();
 
     final List<String> sources = new ArrayList<>();
@@ -101,8 +103,9 @@ public final class VerifyCommand extends Subcommand {
                 + " 'safetensors manifest').",
                 v -> manifest = OptionValue.path(v)));
         spec.option(OptionSpec.value("--signature", "FILE", "Verify an OpenSSF Model Signing bundle (model.sig) over"
-                + " the model at SOURCE (a folder, a file, a prefix): its signature against --public-key or"
-                + " --trust-anchor, then every file against the signed manifest (see docs/signing.md).",
+                + " the model at SOURCE (a folder, a file, a prefix): its signature against --public-key,"
+                + " --trust-anchor, or --identity and --issuer (keyless Sigstore), then every file against the"
+                + " signed manifest (see docs/signing.md).",
                 v -> signature = v));
         spec.option(OptionSpec.value("--public-key", "PEM", "With --signature: the signer's public key.",
                 v -> publicKey = v));
@@ -114,9 +117,16 @@ public final class VerifyCommand extends Subcommand {
         spec.option(OptionSpec.flag("--ignore-unsigned-files", "With --signature: leave out files the manifest"
                 + " does not list instead of reporting them.", () -> ignoreUnsignedFiles = true));
         spec.option(OptionSpec.value("--identity", "ID", "With --signature: the keyless (Sigstore) signer's"
-                + " identity; keyless verification is not supported yet.", v -> identity = v));
+                + " identity, the email address or URI its Fulcio certificate names, compared exactly. Verified"
+                + " offline against Sigstore's public-good trusted root shipped with this version.",
+                v -> identity = v));
         spec.option(OptionSpec.value("--issuer", "URL", "With --signature and --identity: the identity's OIDC"
-                + " issuer.", v -> issuer = v));
+                + " issuer, compared exactly (https://accounts.google.com,"
+                + " https://token.actions.githubusercontent.com, ...).", v -> issuer = v));
+        spec.option(OptionSpec.value("--trust-root", "FILE", "With --identity: the Sigstore trusted_root.json to"
+                + " verify against instead of the shipped public-good one (a newer one, or another instance's"
+                + " such as staging); default: $" + SignatureCheck.TRUST_ROOT_VARIABLE + " if set.",
+                v -> trustRoot = v));
         spec.positional(new PositionalSpec("SOURCE", 0, PositionalSpec.MANY, "The file to verify (with --sha256);"
                 + " with --manifest, the files, folders and prefixes (ending in /) whose files must match the"
                 + " manifest one to one, or - for one location a line on standard input.",
@@ -127,7 +137,7 @@ public final class VerifyCommand extends Subcommand {
     @Override
     public int call() {
         if (signature != null || publicKey != null || !trustAnchors.isEmpty() || identity != null || issuer != null
-                || !ignorePaths.isEmpty() || ignoreUnsignedFiles) {
+                || trustRoot != null || !ignorePaths.isEmpty() || ignoreUnsignedFiles) {
             return verifySignature();
         }
         Output output = common.output(out, err);
@@ -216,8 +226,8 @@ public final class VerifyCommand extends Subcommand {
     /** {@code --signature}: the model at the one SOURCE against an OMS bundle. */
     private int verifySignature() {
         if (signature == null) {
-            throw usage("--public-key, --trust-anchor, --identity, --issuer, --ignore and --ignore-unsigned-files"
-                    + " go with --signature FILE");
+            throw usage("--public-key, --trust-anchor, --identity, --issuer, --trust-root, --ignore and"
+                    + " --ignore-unsigned-files go with --signature FILE");
         }
         if (manifest != null || sha256 != null || size != null || selection.recursive || selection.fromFile != null
                 || !selection.include.isEmpty() || !selection.exclude.isEmpty()) {
@@ -227,21 +237,22 @@ public final class VerifyCommand extends Subcommand {
         if (sources.size() != 1 || sources.get(0).equals("-")) {
             throw usage("--signature verifies one model: give its folder, file or prefix as SOURCE");
         }
-        if (identity != null || issuer != null) {
-            String shown = SignCommand.shown(sources.get(0));
-            Failure f = Failure.of(Status.ERROR, ErrorCode.UNSUPPORTED_SIGNATURE, "keyless (Sigstore identity)"
-                    + " verification is not supported yet: verify with --public-key or --trust-anchor", null);
-            if (common.json) {
-                out.println(CommandJson.failure("verify", shown, null, f));
-            } else {
-                err.println("safetensors verify: " + shown + ": " + f.message() + " [" + f.code() + "]");
-            }
-            return f.status().exitCode();
+        boolean keyless = identity != null || issuer != null || trustRoot != null;
+        if (keyless && (identity == null || issuer == null)) {
+            throw usage("keyless verification needs both --identity ID and --issuer URL");
         }
-        if ((publicKey == null) == trustAnchors.isEmpty()) {
-            throw usage("--signature needs one way to trust its signer: --public-key PEM or --trust-anchor PEM");
+        int methods = (publicKey != null ? 1 : 0) + (trustAnchors.isEmpty() ? 0 : 1) + (keyless ? 1 : 0);
+        if (methods != 1) {
+            throw usage("--signature needs one way to trust its signer: --public-key PEM, --trust-anchor PEM, or"
+                    + " --identity ID --issuer URL (keyless)");
         }
-        return new SignatureCheck(sources.get(0), signature, publicKey, trustAnchors, ignorePaths,
+        if (keyless) {
+            String root = trustRoot != null ? trustRoot : SignatureCheck.trustRootFromEnvironment(System.getenv());
+            return new SignatureCheck(sources.get(0), signature, null, List.of(),
+                    new SignatureCheck.Keyless(identity, issuer, root), ignorePaths, ignoreUnsignedFiles,
+                    common.json, common.debug).run(common.opener(), out, err);
+        }
+        return new SignatureCheck(sources.get(0), signature, publicKey, trustAnchors, null, ignorePaths,
                 ignoreUnsignedFiles, common.json, common.debug).run(common.opener(), out, err);
     }
 

@@ -44,17 +44,62 @@ public final class BundleCodec {
         if (!MEDIA_TYPES.contains(mediaType)) {
             throw bundle.invalid("mediaType", "is \"" + mediaType + "\", not a Sigstore bundle media type");
         }
-        Bundle.Material material = material(bundle.object("verificationMaterial"));
+        JsonObject verificationMaterial = bundle.object("verificationMaterial");
+        Bundle.Material material = material(verificationMaterial);
+        List<Bundle.TlogEntry> entries = new ArrayList<>();
+        if (verificationMaterial.has("tlogEntries")) {
+            for (JsonObject entry : verificationMaterial.objects("tlogEntries")) {
+                entries.add(tlogEntry(entry));
+            }
+        }
+        List<byte[]> timestamps = new ArrayList<>();
+        if (verificationMaterial.has("timestampVerificationData")) {
+            JsonObject data = verificationMaterial.object("timestampVerificationData");
+            if (data.has("rfc3161Timestamps")) {
+                for (JsonObject timestamp : data.objects("rfc3161Timestamps")) {
+                    timestamps.add(timestamp.base64("signedTimestamp"));
+                }
+            }
+        }
+        if (material instanceof Bundle.CertificateChain chain && !entries.isEmpty()
+                && !mediaType.equals(MEDIA_TYPE)) {
+            // bundles v0.1 and v0.2 carry the Fulcio certificate (and its CA) as a chain; a log entry tells them
+            // from the certificate method, whose bundles have none
+            material = new Bundle.Keyless(chain.certificates().get(0));
+        }
         JsonObject envelope = bundle.object("dsseEnvelope");
         List<byte[]> signatures = new ArrayList<>();
         for (JsonObject signature : envelope.objects("signatures")) {
-            signatures.add(base64(signature, "sig"));
+            signatures.add(signature.base64("sig"));
         }
         if (signatures.isEmpty()) {
             throw envelope.invalid("signatures", "is empty");
         }
-        return new Bundle(envelope.string("payloadType"), base64(envelope, "payload"), List.copyOf(signatures),
-                material);
+        return new Bundle(envelope.string("payloadType"), envelope.base64("payload"), List.copyOf(signatures),
+                material, mediaType, List.copyOf(entries), List.copyOf(timestamps));
+    }
+
+    private static Bundle.TlogEntry tlogEntry(JsonObject entry) throws SigningException {
+        JsonObject kindVersion = entry.object("kindVersion");
+        Optional<byte[]> promise = Optional.empty();
+        if (entry.has("inclusionPromise")) {
+            promise = Optional.of(entry.object("inclusionPromise").base64("signedEntryTimestamp"));
+        }
+        Optional<Bundle.InclusionProof> proof = Optional.empty();
+        if (entry.has("inclusionProof")) {
+            JsonObject p = entry.object("inclusionProof");
+            List<byte[]> hashes = new ArrayList<>();
+            for (int i = 0; i < p.array("hashes").size(); i++) {
+                hashes.add(p.base64(p.array("hashes").get(i), "hashes"));
+            }
+            proof = Optional.of(new Bundle.InclusionProof(p.wholeNumber("logIndex"), p.base64("rootHash"),
+                    p.wholeNumber("treeSize"), List.copyOf(hashes), p.object("checkpoint").string("envelope")));
+        }
+        // protobuf's JSON writes int64 as strings, and omits zero: an entry at index 0 has no logIndex
+        long logIndex = entry.has("logIndex") ? entry.wholeNumber("logIndex") : 0;
+        long integratedTime = entry.has("integratedTime") ? entry.wholeNumber("integratedTime") : 0;
+        return new Bundle.TlogEntry(logIndex, entry.object("logId").base64("keyId"), kindVersion.string("kind"),
+                kindVersion.string("version"), integratedTime, promise, proof, entry.base64("canonicalizedBody"));
     }
 
     private static Bundle.Material material(JsonObject material) throws SigningException {
@@ -64,7 +109,7 @@ public final class BundleCodec {
         if (material.has("x509CertificateChain")) {
             List<X509Certificate> chain = new ArrayList<>();
             for (JsonObject certificate : material.object("x509CertificateChain").objects("certificates")) {
-                chain.add(certificate(base64(certificate, "rawBytes")));
+                chain.add(certificate(certificate.base64("rawBytes")));
             }
             if (chain.isEmpty()) {
                 throw material.invalid("x509CertificateChain", "holds no certificate");
@@ -72,7 +117,7 @@ public final class BundleCodec {
             return new Bundle.CertificateChain(List.copyOf(chain));
         }
         if (material.has("certificate")) {
-            return new Bundle.Keyless();
+            return new Bundle.Keyless(certificate(material.object("certificate").base64("rawBytes")));
         }
         throw new SigningException(Reason.INVALID_BUNDLE,
                 "bundle.verificationMaterial holds neither publicKey, x509CertificateChain nor certificate");
@@ -84,17 +129,6 @@ public final class BundleCodec {
                     .generateCertificate(new ByteArrayInputStream(der));
         } catch (CertificateException e) {
             throw new SigningException(Reason.INVALID_BUNDLE, "a certificate of the chain is not DER X.509", e);
-        }
-    }
-
-    private static byte[] base64(JsonObject object, String name) throws SigningException {
-        String text = object.string(name);
-        try {
-            // protobuf's JSON mapping accepts either alphabet, with or without padding
-            return text.indexOf('-') >= 0 || text.indexOf('_') >= 0
-                    ? Base64.getUrlDecoder().decode(text) : Base64.getDecoder().decode(text);
-        } catch (IllegalArgumentException e) {
-            throw object.invalid(name, "is not Base64");
         }
     }
 

@@ -64,6 +64,36 @@ public final class CertificateChains {
         return leaf.getPublicKey();
     }
 
+    /**
+     * Validates a chain whose last certificate is trusted as it is (a root of the Sigstore trusted root), at a
+     * given time.
+     *
+     * @param chain  the chain, leaf first, the trusted root last
+     * @param time   when it must be valid
+     * @param reason the reason a failure is reported with
+     * @throws SigningException with {@code reason} if the chain does not validate at that time
+     */
+    public static void validateAt(List<X509Certificate> chain, java.time.Instant time, Reason reason)
+            throws SigningException {
+        X509Certificate anchor = chain.get(chain.size() - 1);
+        try {
+            if (chain.size() == 1) {
+                anchor.checkValidity(java.util.Date.from(time));
+                return;
+            }
+            CertPath certPath = CertificateFactory.getInstance("X.509")
+                    .generateCertPath(chain.subList(0, chain.size() - 1));
+            PKIXParameters parameters = new PKIXParameters(Set.of(new TrustAnchor(anchor, null)));
+            parameters.setRevocationEnabled(false);
+            parameters.setDate(java.util.Date.from(time));
+            java.security.cert.CertPathValidator.getInstance("PKIX").validate(certPath, parameters);
+        } catch (GeneralSecurityException e) {
+            throw new SigningException(reason, "the certificate " + chain.get(0).getSubjectX500Principal()
+                    + " is not valid at " + time + " under " + anchor.getSubjectX500Principal() + ": "
+                    + e.getMessage(), e);
+        }
+    }
+
     private static boolean isAnchor(X509Certificate certificate, Set<TrustAnchor> anchors) {
         for (TrustAnchor anchor : anchors) {
             if (certificate.equals(anchor.getTrustedCert())) {

@@ -80,6 +80,35 @@ public final class JsonObject {
     }
 
     /**
+     * Bytes as protobuf's JSON mapping writes them: Base64, either alphabet, with or without padding.
+     *
+     * @param name a property name
+     * @return the decoded bytes
+     * @throws SigningException if it is absent, not a string or not Base64
+     */
+    public byte[] base64(String name) throws SigningException {
+        return base64(required(name), name);
+    }
+
+    /**
+     * @param value an element of one of this object's arrays
+     * @param name  the array's name, for messages
+     * @return the decoded bytes
+     * @throws SigningException if it is not a Base64 string
+     */
+    public byte[] base64(Object value, String name) throws SigningException {
+        if (!(value instanceof String text)) {
+            throw invalid(name, "is not a string");
+        }
+        try {
+            return text.indexOf('-') >= 0 || text.indexOf('_') >= 0
+                    ? java.util.Base64.getUrlDecoder().decode(text) : java.util.Base64.getDecoder().decode(text);
+        } catch (IllegalArgumentException e) {
+            throw invalid(name, "is not Base64");
+        }
+    }
+
+    /**
      * @param name a property name
      * @return the boolean
      * @throws SigningException if it is absent or not a boolean
@@ -111,6 +140,28 @@ public final class JsonObject {
                 throw invalid(name, "is not positive");
             }
             return n;
+        } catch (ArithmeticException e) {
+            throw invalid(name, "is not a whole number that fits 63 bits");
+        }
+    }
+
+    /**
+     * A non-negative whole number, as protobuf's JSON mapping writes a 64-bit integer: a string of digits, or a
+     * number.
+     *
+     * @param name a property name
+     * @return the number
+     * @throws SigningException if it is absent, negative, not whole or above {@link Long#MAX_VALUE}
+     */
+    public long wholeNumber(String name) throws SigningException {
+        Object value = required(name);
+        try {
+            BigDecimal d = value instanceof String s && s.matches("[0-9]{1,19}") ? new BigDecimal(s)
+                    : value instanceof BigDecimal b ? b : null;
+            if (d == null || d.signum() < 0) {
+                throw invalid(name, "is not a non-negative whole number");
+            }
+            return d.longValueExact();
         } catch (ArithmeticException e) {
             throw invalid(name, "is not a whole number that fits 63 bits");
         }
