@@ -8,6 +8,7 @@ import dev.safetensors.StorageException;
 import dev.safetensors.spi.RemotePolicy;
 import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.net.InetAddress;
@@ -24,7 +25,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * whether the endpoint comes from a connection string's {@code BlobEndpoint} or from
  * {@code AZURE_STORAGE_BLOB_ENDPOINT}; and a connection refused by the endpoint's host says so, naming host and
  * port, after the policy's attempts (waited on an injected clock).
+ *
+ * <p>Alone ({@code @Isolated}): it sets the {@code AZURE_STORAGE_*} system properties, which every Azure client built
+ * from the defaults reads.
  */
+@Isolated
 class AzureEndpointSecretsTest {
     private static final String KEY = "c2VjcmV0LWtleS10aGF0LW11c3QtbmV2ZXItc2hvdw==";
     private static final RemotePolicy POLICY = RemotePolicy.builder().time(new ManualTime()).maxAttempts(5).build();

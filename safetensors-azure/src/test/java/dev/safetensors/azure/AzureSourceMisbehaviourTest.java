@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -43,7 +44,12 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** A WireMock server that plays a Blob Storage account and misbehaves: what the source catches, and how. */
+/**
+ * A WireMock server that plays a Blob Storage account and misbehaves: what the source catches, and how.
+ *
+ * <p>Alone ({@code @Isolated}): it captures {@link AzureSource}'s logger, which every Azure read in the JVM writes to.
+ */
+@Isolated
 class AzureSourceMisbehaviourTest {
     private static final String ACCOUNT = "acct";
     private static final String KEY = Base64.getEncoder().encodeToString("key-that-never-shows-0123456789".getBytes());

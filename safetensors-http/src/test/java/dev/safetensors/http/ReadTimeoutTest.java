@@ -11,6 +11,7 @@ import dev.safetensors.testing.ManualTime;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -33,7 +34,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * timeout, and the outcome does not depend on how loaded the machine is. {@link #LIMIT} only guards against a hang
  * (a read the timeout failed to end).
  * {@link IdleTimeoutInputStreamTest} covers a body that keeps coming slowly, on a scripted body.
+ *
+ * <p>Alone ({@code @Isolated}): it compares the JVM-wide count of pending read-timeout watchdogs before and after its
+ * reads, which any other class's HTTP read would move.
  */
+@Isolated
 class ReadTimeoutTest {
     private static final Duration READ_TIMEOUT = Duration.ofMillis(200);
     private static final Duration LIMIT = Duration.ofSeconds(60);

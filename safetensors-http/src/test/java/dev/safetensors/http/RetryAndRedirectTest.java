@@ -14,6 +14,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.io.IOException;
 import java.net.ConnectException;
@@ -29,7 +30,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** Retries of 429, 5xx, resets and timeouts; redirect limits and loops, scripted answer by answer. */
+/**
+ * Retries of 429, 5xx, resets and timeouts; redirect limits and loops, scripted answer by answer.
+ *
+ * <p>Alone ({@code @Isolated}): {@link #aSlowAnswerTimesOut()} runs on a real 200 ms request timeout and then counts
+ * the requests the server received, so it does not share the cores with another class.
+ */
+@Isolated
 class RetryAndRedirectTest {
     private static ScriptedRangeServer SERVER;
     private static final byte[] OBJECT = new byte[100];

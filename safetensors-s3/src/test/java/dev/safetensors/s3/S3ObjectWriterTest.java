@@ -8,6 +8,7 @@ import dev.safetensors.spi.ObjectWriterProvider;
 import dev.safetensors.spi.UploadOptions;
 import dev.safetensors.spi.ObjectUpload;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -22,7 +23,13 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What {@link S3ObjectWriter} decides before it sends anything: what it writes, and what it refuses. */
+/**
+ * What {@link S3ObjectWriter} decides before it sends anything: what it writes, and what it refuses.
+ *
+ * <p>Alone ({@code @Isolated}): it sets the S3 endpoint system properties, which every S3 client built from the
+ * defaults reads.
+ */
+@Isolated
 class S3ObjectWriterTest {
 
     @Test

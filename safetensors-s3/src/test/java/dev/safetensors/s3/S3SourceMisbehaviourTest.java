@@ -20,6 +20,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 import software.amazon.awssdk.services.s3.S3Client;
 
 import java.io.EOFException;
@@ -54,7 +55,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Servers that answer something other than what was asked, objects that change, and the errors S3 reports, for
  * reads and for {@code ListObjectsV2} pages.
+ *
+ * <p>Alone ({@code @Isolated}): it captures every record of the library's loggers through the root logger, and asserts
+ * none is at INFO or above.
  */
+@Isolated
 class S3SourceMisbehaviourTest {
     private static final String ETAG = "\"e1\"";
     private static final int LARGE = 8 * 1024 * 1024;

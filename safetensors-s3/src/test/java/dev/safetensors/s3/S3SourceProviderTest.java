@@ -5,6 +5,7 @@ import dev.safetensors.InvalidLocationException;
 import dev.safetensors.Location;
 import dev.safetensors.RandomAccessSource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.net.URI;
 import java.nio.ByteBuffer;
@@ -16,7 +17,13 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What only S3 shows; the common provider contract is {@link S3ProviderContractTest}. */
+/**
+ * What only S3 shows; the common provider contract is {@link S3ProviderContractTest}.
+ *
+ * <p>Alone ({@code @Isolated}): it sets the S3 endpoint system properties, which every S3 client built from the
+ * defaults reads.
+ */
+@Isolated
 class S3SourceProviderTest {
 
     @Test

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.parallel.Isolated;
 
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
@@ -23,7 +24,13 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** What each kind of read costs, counted on both sides: the requests WireMock received and the source's own count. */
+/**
+ * What each kind of read costs, counted on both sides: the requests WireMock received and the source's own count.
+ *
+ * <p>Alone ({@code @Isolated}): it counts the lines of {@link S3Source}'s logger, which every S3 read in the JVM
+ * writes to.
+ */
+@Isolated
 class S3SourceRequestPatternTest {
     private static final long ONE_GIB = 1L << 30;
     private static final String ETAG = "\"e1\"";
