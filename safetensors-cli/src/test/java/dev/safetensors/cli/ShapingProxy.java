@@ -21,8 +21,9 @@ import java.util.function.Predicate;
  * A loopback TCP proxy that shapes what each client connection sends and receives, as a long network path or a
  * store throttling each connection would, and counts what it forwards: every chunk sent upstream held for a fixed
  * delay before it is forwarded ({@link #delaying}: a request, which arrives in one chunk, reaches the server that
- * much later), a connection's bytes paced to a rate one way or the other ({@link #throttling}: an upload's parts;
- * {@link #throttlingAnswers}: a download's ranges), or the requests a predicate matches held at a gate until that
+ * much later), a connection's bytes paced to a rate one way or the other, each request or answer from its first
+ * byte so that an idle connection earns no burst ({@link #throttling}: an upload's parts; {@link #throttlingAnswers}:
+ * a download's ranges), or the requests a predicate matches held at a gate until that
  * many are held at once ({@link #holding}: proof, without a clock, that a client keeps that many requests in flight).
  * The waits are kept on the {@link TimeSource} given: the slow tier's throughput tests measure real time, so they
  * pass {@link TimeSource#SYSTEM}. Each connection gets two threads; closing the proxy stops them.
@@ -100,8 +101,8 @@ final class ShapingProxy implements AutoCloseable {
 
     /**
      * @param upstreamPort   the loopback port to forward to
-     * @param bytesPerSecond the most each connection receives from upstream per second, paced from its first
-     *                       answer's first byte
+     * @param bytesPerSecond the most each connection receives from upstream per second, each answer paced from
+     *                       its first byte
      * @param time           where the pace is kept
      * @return a started proxy
      */
@@ -170,24 +171,28 @@ final class ShapingProxy implements AutoCloseable {
         boolean awaiting;
     }
 
-    private synchronized void sent(Exchange exchange) {
+    /** @return whether this chunk starts a request: the first sent since the connection opened or was answered */
+    private synchronized boolean sent(Exchange exchange) {
         if (exchange.awaiting) {
-            return;
+            return false;
         }
         exchange.awaiting = true;
         account();
         requests++;
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
+        return true;
     }
 
-    private synchronized void answered(Exchange exchange) {
+    /** @return whether this chunk starts an answer */
+    private synchronized boolean answered(Exchange exchange) {
         if (!exchange.awaiting) {
-            return;
+            return false;
         }
         exchange.awaiting = false;
         account();
         inFlight--;
+        return true;
     }
 
     private void account() {
@@ -203,28 +208,27 @@ final class ShapingProxy implements AutoCloseable {
     private void pump(Socket from, Socket to, boolean upstream, Exchange exchange) {
         byte[] buffer = new byte[64 * 1024];
         long rate = upstream ? upRate : downRate;
-        long start = -1;
+        long start = 0;
         long sent = 0;
         try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
             for (int n; (n = in.read(buffer)) > 0; ) {
+                // each request, and each answer, is paced from its first chunk: an idle connection earns no burst
+                boolean starts;
                 if (upstream) {
-                    boolean first;
-                    synchronized (this) {
-                        first = !exchange.awaiting;
-                    }
-                    sent(exchange);
-                    if (first && gate != null) {
+                    starts = sent(exchange);
+                    if (starts && gate != null) {
                         gate.pass(new String(buffer, 0, Math.min(n, 512), StandardCharsets.ISO_8859_1));
                     }
                     if (!delay.isZero()) {
                         time.sleep(delay);
                     }
                 } else {
-                    answered(exchange);
+                    starts = answered(exchange);
                 }
                 if (rate != Long.MAX_VALUE) {
-                    if (start < 0) {
+                    if (starts) {
                         start = time.nanoTime();
+                        sent = 0;
                     }
                     // the bytes sent so far may leave at the rate: these go once that much time has passed
                     long wait = start + (long) (sent * 1e9 / rate) - time.nanoTime();
