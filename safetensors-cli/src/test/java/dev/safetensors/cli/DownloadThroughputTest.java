@@ -75,11 +75,17 @@ class DownloadThroughputTest {
                         MachineLoad.now()));
             }
             if (Files.isDirectory(Path.of("target/lib/modules"))) {
+                // what the launcher costs before the first request: a download of an empty prefix
+                long first = System.nanoTime();
+                Cli.run(InProcess.S3_ENV, "download", "s3://" + BUCKET + "/nothing/", "--out",
+                        dir.resolve("none").toString(), "--s3-endpoint", endpoint, "--s3-path-style").exits(3);
+                double startSeconds = (System.nanoTime() - first) / 1e9;
                 double limit = plain(plain, key, size, 4);
                 double whole = command(endpoint, key, 4, sha, true);
                 report.append(String.format(Locale.ROOT, "  --parallel 4, the whole command (bin/safetensors, its"
                         + " JVM's start included): %5.1f MiB/s = %.2f of 4 x cap; plain client %5.1f MiB/s; ratio"
-                        + " %.2f; load %s%n", whole, whole / (4 * CAP / (double) (1 << 20)), limit, whole / limit,
+                        + " %.2f; the launcher over an empty prefix took %.2f s; load %s%n", whole,
+                        whole / (4 * CAP / (double) (1 << 20)), limit, whole / limit, startSeconds,
                         MachineLoad.now()));
             } else {
                 report.append("  the whole command: not measured (bin/safetensors needs mvn package first)\n");

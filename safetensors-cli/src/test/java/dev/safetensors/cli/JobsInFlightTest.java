@@ -75,7 +75,8 @@ class JobsInFlightTest {
 
     @Test
     void gcs() throws Exception {
-        try (GcsStandIn gcs = new GcsStandIn()) {
+        GcsStandIn gcs = new GcsStandIn();
+        try {
             byte[] file = file();
             for (int i = 0; i < FILES; i++) {
                 gcs.put("models", String.format(Locale.ROOT, "run/d%d/m%02d.safetensors", i % 4, i), file, 1 + i);
@@ -88,6 +89,8 @@ class JobsInFlightTest {
                         Integer.toString(JOBS), "gs://models/run/").exits(0);
                 assertJobsInFlight(gate, run, FILES);
             }
+        } finally {
+            gcs.close();
         }
     }
 

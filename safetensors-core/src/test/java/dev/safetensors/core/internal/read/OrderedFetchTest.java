@@ -23,6 +23,11 @@ class OrderedFetchTest {
 
     /** A source of {@code size} bytes whose reads only advance the buffer: no memory, no copying. */
     private static RandomAccessSource sized(long size) {
+        return sized(size, position -> { });
+    }
+
+    /** The same, telling {@code reads} the position of every read first. */
+    private static RandomAccessSource sized(long size, java.util.function.LongConsumer reads) {
         return new RandomAccessSource() {
             @Override
             public long size() {
@@ -31,6 +36,7 @@ class OrderedFetchTest {
 
             @Override
             public int read(long position, ByteBuffer dst) {
+                reads.accept(position);
                 if (position >= size) {
                     return -1;
                 }
@@ -83,39 +89,15 @@ class OrderedFetchTest {
     void theNextRangeStartsWhileTheCallerStillWorksOnAnEarlierOne() throws Exception {
         int part = 1 << 20;
         long size = 8L * part;
-        RandomAccessSource sized = sized(size);
         java.util.concurrent.CountDownLatch thirdAsked = new java.util.concurrent.CountDownLatch(1);
         AtomicLong furthest = new AtomicLong(-1);
-        RandomAccessSource recording = new RandomAccessSource() {
-            @Override
-            public long size() {
-                return size;
+        RandomAccessSource recording = sized(size, position -> {
+            long range = position / part;
+            furthest.accumulateAndGet(range, Math::max);
+            if (range == 2) {
+                thirdAsked.countDown();
             }
-
-            @Override
-            public int read(long position, ByteBuffer dst) throws java.io.IOException {
-                long range = position / part;
-                furthest.accumulateAndGet(range, Math::max);
-                if (range == 2) {
-                    thirdAsked.countDown();
-                }
-                return sized.read(position, dst);
-            }
-
-            @Override
-            public String name() {
-                return "recording";
-            }
-
-            @Override
-            public SourceStatistics statistics() {
-                return SourceStatistics.NONE;
-            }
-
-            @Override
-            public void close() {
-            }
-        };
+        });
         boolean[] asked = new boolean[1];
         long[] seenWhileHeld = new long[1];
         AtomicLong next = new AtomicLong();
