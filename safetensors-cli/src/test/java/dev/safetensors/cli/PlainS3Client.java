@@ -69,8 +69,14 @@ final class PlainS3Client implements AutoCloseable {
         } catch (java.net.URISyntaxException e) {
             throw new IOException(e);
         }
-        HttpResponse<InputStream> answer = http.send(HttpRequest.newBuilder(url)
-                .header("Range", "bytes=" + first + "-" + last).build(), HttpResponse.BodyHandlers.ofInputStream());
+        HttpRequest request = HttpRequest.newBuilder(url).header("Range", "bytes=" + first + "-" + last).build();
+        HttpResponse<InputStream> answer;
+        try {
+            answer = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        } catch (IOException e) {
+            // a pooled connection the store closed while idle (its idle timeout, between two runs): asked again once
+            answer = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
+        }
         long read = 0;
         try (InputStream body = answer.body()) {
             byte[] buffer = new byte[1 << 20];
