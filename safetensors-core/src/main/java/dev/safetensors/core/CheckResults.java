@@ -14,9 +14,10 @@ import java.util.Optional;
 
 /**
  * The results of {@link SafetensorsClient#check}, in order: each checkpoint's files, then its own result. Files are
- * examined {@link SafetensorsClient#concurrency()} at a time, taken from the input only while fewer results than
- * that are in flight or waiting to be taken, so memory holds at most that many results (and one index at a time
- * being judged) however many locations, checkpoints and shards there are. Each checkpoint is judged as its files'
+ * examined {@link SafetensorsClient#concurrency()} at a time, and reads go on while the consumer waits for a slow
+ * earlier one: files are taken from the input only while fewer than that many are read and fewer than four times
+ * that many results are in flight or waiting to be taken, so memory holds at most that many results (and one index
+ * at a time being judged) however many locations, checkpoints and shards there are. Each checkpoint is judged as its files'
  * results are taken; no source stays open once a file's result is made (a {@link CheckHandler} may keep one in its
  * result, and is given back every result never taken, on {@link #close()}).
  *

@@ -6,7 +6,9 @@ package dev.safetensors.core;
  * to be fetched by one request.
  *
  * <p>A range longer than {@link #partSizeBytes()} is split into parts fetched over {@link #parallelism()} connections
- * at once and handed on in order, so memory stays within {@code parallelism x partSizeBytes}. With parallelism 1 every
+ * at once and handed on in order. A part that arrives while the reader still works on an earlier one waits, and the
+ * next part starts at once, so the connections never wait for the reader: memory stays within
+ * {@code 2 x parallelism x partSizeBytes}. With parallelism 1 every
  * range is one streamed request. Local files ({@link FileSource}) ignore these settings: they are read directly or
  * through a memory mapping.
  *

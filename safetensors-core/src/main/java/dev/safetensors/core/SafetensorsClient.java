@@ -179,8 +179,8 @@ public final class SafetensorsClient {
      * Checks every file of every checkpoint at the locations, {@link #concurrency()} files at a time: each file's
      * header read through this client's registry and validated under its limits ({@link ShardVerdict}), then the
      * checkpoint's verdict ({@link CheckpointVerdict}: located, every file passed, the index and the shards agree).
-     * Results come in the locations' order, each checkpoint's files in shard order and then the checkpoint; at most
-     * {@link #concurrency()} results are held, and no source stays open. A location that cannot be located gives a
+     * Results come in the locations' order, each checkpoint's files in shard order and then the checkpoint; reads go
+     * on behind a slow one, so at most four times {@link #concurrency()} results are held, and no source stays open. A location that cannot be located gives a
      * failed checkpoint verdict and no file verdict. Locations are located one after the other as the reads need
      * more, on the consumer's thread.
      *

@@ -101,6 +101,23 @@ class CheckServiceTest {
     }
 
     @Test
+    void aSlowFirstFileDoesNotHoldUpTheReadsBehindIt() throws Exception {
+        // the first shard's read waits until every other shard was read: with the workers' room taken by results
+        // waiting behind it, only two more would ever be read and the wait would run out
+        Recording store = new Recording(sharded(new MemoryStore(), "mem://b/m/", -1, -1), 0);
+        store.othersFirst = new java.util.concurrent.CountDownLatch(SHARDS - 1);
+        List<CheckVerdict> all = all(client(store, 3), "mem://b/m/model.safetensors.index.json");
+        assertTrue(store.othersWereFirst, "the eleven shards behind the first were read while it was held");
+        assertEquals(SHARDS + 1, all.size());
+        for (int i = 0; i < SHARDS; i++) {
+            assertEquals(Location.parse("mem://b/m/" + shard(i + 1) + "?rev=c0ffee"),
+                    ((ShardVerdict) all.get(i)).location(), "still in shard order");
+        }
+        assertTrue(all.get(SHARDS).valid());
+        assertTrue(store.maxOpen.get() <= 3, "never more sources open than the concurrency: " + store.maxOpen.get());
+    }
+
+    @Test
     void aRepositoryWhoseShardHeaderIsBadFailsWithThatShardAndTheCheckpoint() throws Exception {
         MemoryStore store = sharded(new MemoryStore(), "mem://r/", 4, -1).repository("mem://r/",
                 List.of(new RepositoryCheckpoint("", Location.parse("mem://r/model.safetensors.index.json"), true,
@@ -156,6 +173,9 @@ class CheckServiceTest {
         final CyclicBarrier barrier;
         final AtomicInteger opened = new AtomicInteger();
         final int meet;
+        /** When set, the first shard's read waits for this many other reads, the others counting it down. */
+        java.util.concurrent.CountDownLatch othersFirst;
+        volatile boolean othersWereFirst;
 
         Recording(MemoryStore store, int meet) {
             this.store = store;
@@ -189,6 +209,18 @@ class CheckServiceTest {
             int now = open.incrementAndGet();
             maxOpen.accumulateAndGet(now, Math::max);
             boolean shard = !location.isIndex();
+            if (othersFirst != null && shard) {
+                if (location.text().contains(shard(1))) {
+                    try {
+                        // bounded: a window that stops behind a slow head never lets the others come
+                        othersWereFirst = othersFirst.await(10, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                } else {
+                    othersFirst.countDown();
+                }
+            }
             if (barrier != null && shard && opened.incrementAndGet() <= meet) {
                 try {
                     // bounded: a serial reader would never let the others arrive, and fails the count instead

@@ -18,10 +18,14 @@ import java.util.function.Predicate;
 
 /**
  * The one ordered, bounded parallel reader: applies a piece of work (a header read, a whole file's check) to each
- * item of an iterator, up to {@code concurrency} at once, and hands the results back in the items' order. Items are
- * taken from the iterator only while fewer than {@code concurrency} results are in flight or waiting to be taken, so
- * however many items there are, at most that many results (headers, open sources) are held. With a concurrency of 1
- * the work runs on the caller's thread and no thread is started.
+ * item of an iterator, up to {@code concurrency} at once, and hands the results back in the items' order. Work on
+ * later items goes on while the consumer waits for an earlier one: up to {@value #HELD_PER_WORKER} x
+ * {@code concurrency} results may be made and waiting to be taken, so one slow item (a request that met a cold
+ * connection, a retry) does not leave the other workers idle behind it, and the store keeps seeing
+ * {@code concurrency} requests. Items are taken from the iterator only while fewer than {@code concurrency} are being
+ * worked on and fewer than that bound of results are held, so however many items there are, memory holds at most
+ * {@value #HELD_PER_WORKER} x {@code concurrency} results (headers, open sources). With a concurrency of 1 the work
+ * runs on the caller's thread and no thread is started.
  *
  * <p>The work must report its failures in its result; an exception it throws anyway ends the walk with an
  * {@link ErrorCode#IO_ERROR}. {@link #close()} stops the work in flight and hands every result that was made and not
@@ -39,6 +43,12 @@ public final class OrderedWindow<I, R> implements AutoCloseable {
      * blocked past it is left to end on its own (its result is then discarded by its thread).
      */
     static final long CLOSE_WAIT_SECONDS = 30;
+    /**
+     * How many results per worker may be held, made or being made, ahead of the consumer. Measured against a store
+     * 50 ms away (benchmarks/README.md, "Folders and prefixes"): with one per worker (results waiting counted in the
+     * workers' bound) a slow head left the other workers idle, a third of the time at 16 workers.
+     */
+    public static final int HELD_PER_WORKER = 4;
     /** Put in a slot by {@link #close()}: a result finished after it is discarded by the thread that made it. */
     private static final Object CLOSED = new Object();
 
@@ -50,15 +60,18 @@ public final class OrderedWindow<I, R> implements AutoCloseable {
     private final String what;
     private final ExecutorService pool;
     private final ArrayDeque<Slot> inFlight = new ArrayDeque<>();
-    /** How many of {@link #inFlight} went to the pool: the ones the bound counts. */
-    private int pooled;
+    /** Items on the pool whose work has not ended: at most {@link #concurrency}. */
+    private final AtomicInteger working = new AtomicInteger();
+    /** A permit per piece of work ended, so that the consumer waiting for the head can hand out more meanwhile. */
+    private final java.util.concurrent.Semaphore ended = new java.util.concurrent.Semaphore(0);
     private boolean closed;
 
     /** One item's result: empty until made; {@link #CLOSED} once the window closed. */
     private final class Slot {
         final AtomicReference<Object> result = new AtomicReference<>();
         Future<?> future;
-        boolean onPool;
+        /** Set when the work ended, before {@link #ended} is released (the future completes only after). */
+        volatile boolean finished;
     }
 
     /**
@@ -121,28 +134,23 @@ public final class OrderedWindow<I, R> implements AutoCloseable {
                 throw new StorageException(ErrorCode.IO_ERROR, what, "the " + what + " read failed: " + e, e);
             }
         }
-        while (pooled < concurrency && inFlight.size() < 2 * concurrency && items.hasNext()) {
-            I item = items.next();
-            Slot slot = new Slot();
-            inFlight.add(slot);
-            if (inline.test(item)) {
-                slot.result.set(work.apply(item));
-                slot.future = java.util.concurrent.CompletableFuture.completedFuture(null);
-                continue;
+        Slot head;
+        while (true) {
+            fill();
+            head = inFlight.peek();
+            if (head.finished) {
+                inFlight.poll();
+                break;
             }
-            slot.onPool = true;
-            pooled++;
-            slot.future = pool.submit(() -> {
-                R r = work.apply(item);
-                if (!slot.result.compareAndSet(null, r)) {
-                    discard.accept(r);
-                }
-                return null;
-            });
-        }
-        Slot head = inFlight.poll();
-        if (head.onPool) {
-            pooled--;
+            try {
+                // any piece of work ending frees room for another item while the head is still being made
+                ended.acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                close();
+                throw new StorageException(ErrorCode.INTERRUPTED, what, "interrupted while waiting for the " + what
+                        + " reads");
+            }
         }
         try {
             head.future.get();
@@ -150,7 +158,6 @@ public final class OrderedWindow<I, R> implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             inFlight.addFirst(head);
-            pooled += head.onPool ? 1 : 0;
             close();
             throw new StorageException(ErrorCode.INTERRUPTED, what, "interrupted while waiting for the " + what
                     + " reads");
@@ -158,6 +165,35 @@ public final class OrderedWindow<I, R> implements AutoCloseable {
             close();
             throw new StorageException(ErrorCode.IO_ERROR, what, "the " + what + " read failed: " + e.getCause(),
                     e.getCause());
+        }
+    }
+
+    /** Hands out items while fewer than {@code concurrency} are worked on and the results held are under the bound. */
+    private void fill() {
+        while (working.get() < concurrency && inFlight.size() < HELD_PER_WORKER * concurrency && items.hasNext()) {
+            I item = items.next();
+            Slot slot = new Slot();
+            inFlight.add(slot);
+            if (inline.test(item)) {
+                slot.result.set(work.apply(item));
+                slot.future = java.util.concurrent.CompletableFuture.completedFuture(null);
+                slot.finished = true;
+                continue;
+            }
+            working.incrementAndGet();
+            slot.future = pool.submit(() -> {
+                try {
+                    R r = work.apply(item);
+                    if (!slot.result.compareAndSet(null, r)) {
+                        discard.accept(r);
+                    }
+                    return null;
+                } finally {
+                    working.decrementAndGet();
+                    slot.finished = true;
+                    ended.release();
+                }
+            });
         }
     }
 

@@ -13,13 +13,17 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Fetches a sequence of ranges over several concurrent {@link RandomAccessSource#openRange} requests and hands them
- * to the caller's thread in order (issue 12, item 6). At most {@code parallelism} ranges are in flight, each into a
- * buffer of its own that is reused once handed on, so memory stays within {@code parallelism x partSizeBytes}. Each
+ * to the caller's thread in order. {@code parallelism} ranges are in flight whenever ranges remain: a range that
+ * arrives while the caller still works on an earlier one (hashing it, writing it) waits in its buffer, and the next
+ * range starts at once, so the connections never wait for the caller. Each range has a buffer of its own, reused
+ * once handed on; at most {@code parallelism} ranges wait beside the {@code parallelism} in flight, so memory stays
+ * within {@code 2 x parallelism x partSizeBytes}. Each
  * range is one request of the source, retried (and, when its body breaks midway, resumed) by the source's own policy
  * like any other request ({@link dev.safetensors.spi.RemotePolicy}): there is no second retry loop here, so a part
  * that keeps failing costs the policy's attempt budget once. The first failure ends the whole fetch. Interrupting
@@ -74,25 +78,25 @@ public final class OrderedFetch {
         ExecutorService pool = Executors.newFixedThreadPool(parallelism, DAEMONS);
         ArrayDeque<Part> inFlight = new ArrayDeque<>();
         ArrayDeque<ByteBuffer> free = new ArrayDeque<>();
+        // a permit per range fetched (or failed), so that the caller waiting for the head can start another meanwhile
+        Semaphore ended = new Semaphore(0);
         try {
             // with several ranges each is at most partBytes long, so it fits the part buffers
-            submit(pool, source, base, partBytes, inFlight, free, firstAt, Math.toIntExact(firstLength));
-            boolean more = true;
-            boolean pending = true; // the range found by the last next() is not submitted yet
+            submit(pool, source, base, partBytes, inFlight, free, firstAt, Math.toIntExact(firstLength), ended);
+            Refill refill = new Refill(ranges, parallelism);
             while (true) {
-                while (inFlight.size() < parallelism && more) {
-                    if (!pending && !ranges.next()) {
-                        more = false;
-                        break;
-                    }
-                    pending = false;
-                    submit(pool, source, base, partBytes, inFlight, free, ranges.start(),
-                            Math.toIntExact(ranges.length()));
-                }
-                Part head = inFlight.poll();
+                refill.run(pool, source, base, partBytes, inFlight, free, ended);
+                Part head = inFlight.peek();
                 if (head == null) {
                     return;
                 }
+                if (!head.done) {
+                    awaitAny(source, ended);
+                    continue;
+                }
+                // the head may have ended since the refill counted: count it and start another before its sink
+                refill.run(pool, source, base, partBytes, inFlight, free, ended);
+                inFlight.poll();
                 await(source, head);
                 sink.accept(head.at, head.buffer);
                 if (head.buffer.capacity() == partBytes) {
@@ -107,15 +111,68 @@ public final class OrderedFetch {
         }
     }
 
+    /** Starts ranges while fewer than {@code parallelism} are in flight and fewer than twice that are held. */
+    private static final class Refill {
+        private final FetchRanges ranges;
+        private final int parallelism;
+        /** The first range is submitted before the loop, and the second found by {@code next()} is pending. */
+        private int running = 1;
+        private boolean more = true;
+        private boolean pending = true;
+
+        Refill(FetchRanges ranges, int parallelism) {
+            this.ranges = ranges;
+            this.parallelism = parallelism;
+        }
+
+        void run(ExecutorService pool, RandomAccessSource source, long base, int partBytes, ArrayDeque<Part> inFlight,
+                 ArrayDeque<ByteBuffer> free, Semaphore ended) {
+            for (Part p : inFlight) {
+                if (p.done && !p.counted) {
+                    p.counted = true;
+                    running--;
+                }
+            }
+            while (running < parallelism && inFlight.size() < 2 * parallelism && more) {
+                if (!pending && !ranges.next()) {
+                    more = false;
+                    break;
+                }
+                pending = false;
+                submit(pool, source, base, partBytes, inFlight, free, ranges.start(), Math.toIntExact(ranges.length()),
+                        ended);
+                running++;
+            }
+        }
+    }
+
+    /** Waits until some range in flight ends. */
+    private static void awaitAny(RandomAccessSource source, Semaphore ended) throws InterruptedIOException {
+        try {
+            ended.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt(); // the contract: the flag stays set for the caller to see
+            InterruptedIOException ie = new InterruptedIOException(source.name() + ": parallel read interrupted");
+            ie.initCause(e);
+            throw ie;
+        }
+    }
+
     private static void submit(ExecutorService pool, RandomAccessSource source, long base, int partBytes,
-                               ArrayDeque<Part> inFlight, ArrayDeque<ByteBuffer> free, long at, int length) {
+                               ArrayDeque<Part> inFlight, ArrayDeque<ByteBuffer> free, long at, int length,
+                               Semaphore ended) {
         // full-size buffers are reused; a shorter last range gets a buffer of its own size
         ByteBuffer buffer = length == partBytes && !free.isEmpty() ? free.poll()
                 : ByteBuffer.allocate(length);
         Part part = new Part(at, length, buffer);
         part.future = pool.submit(() -> {
-            fetch(source, base, part);
-            return null;
+            try {
+                fetch(source, base, part);
+                return null;
+            } finally {
+                part.done = true;
+                ended.release();
+            }
         });
         inFlight.add(part);
     }
@@ -178,6 +235,10 @@ public final class OrderedFetch {
         final int length;
         final ByteBuffer buffer;
         Future<?> future;
+        /** Set when the fetch ended, well or not, before {@code ended} is released (the future completes after). */
+        volatile boolean done;
+        /** Whether the caller has stopped counting it among the ranges in flight. */
+        boolean counted;
 
         Part(long at, int length, ByteBuffer buffer) {
             this.at = at;
