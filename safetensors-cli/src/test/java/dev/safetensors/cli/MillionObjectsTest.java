@@ -156,13 +156,14 @@ class MillionObjectsTest {
             System.out.printf(Locale.ROOT, "MILLION validate --json --recursive --jobs %d over %,d objects (%,d file"
                             + " verdicts, %,d checkpoint verdicts, %,d lines): %.1f s wall, %.0f objects/s; child CPU"
                             + " %.1f s = %.0f objects per CPU-second; server CPU %.1f s; heap -Xmx256m: max after GC"
-                            + " %.1f MiB over %d collections, after a full collection %.1f MiB over %d, committed max %.1f MiB; per million objects: %.0f"
-                            + " listing requests, %.0f GETs, %.1f MB of response bodies; load average at start %s,"
-                            + " at end %s%n",
+                            + " %.1f MiB over %d collections, after a full collection %.1f MiB over %d, committed max"
+                            + " %.1f MiB; per million objects: %.0f listing requests, %.0f GETs, %.1f MB of listing"
+                            + " pages, %.1f MB of object bytes; load average at start %s, at end %s%n",
                     JOBS, OBJECTS, counts.files, counts.checkpoints, counts.lines, seconds, OBJECTS / seconds, cpu,
                     OBJECTS / cpu, serverCpu / 1e9, heap[0] / 1048576.0, heap[2], heap[3] / 1048576.0, heap[4],
                     heap[1] / 1048576.0,
-                    s3.listRequests() * perMillion, s3.getRequests() * perMillion, s3.bodyBytes() * perMillion / 1e6,
+                    s3.listRequests() * perMillion, s3.getRequests() * perMillion, s3.listingBytes() * perMillion / 1e6,
+                    s3.objectBytes() * perMillion / 1e6,
                     load, Files.readString(Path.of("/proc/loadavg")).trim());
             System.out.println("MILLION summary " + counts.summary);
             assertEquals(expected.files() + expected.checkpoints() + 1, counts.lines, "one line per verdict and the"

@@ -40,7 +40,7 @@ final class FilePartition implements InputPartition {
                 for (String f : g.files()) {
                     previous = write(out, previous, f);
                 }
-                out.writeLong(g.bytes());
+                writeCount(out, g.bytes() + 1); // -1 (unknown) and up
                 count += g.files().size();
             }
         } catch (IOException e) {
@@ -68,7 +68,7 @@ final class FilePartition implements InputPartition {
                     previous = read(in, previous);
                     locations.add(previous);
                 }
-                groups.add(new FileGroup(index, locations, in.readLong()));
+                groups.add(new FileGroup(index, locations, readLongCount(in) - 1));
             }
             return groups;
         } catch (IOException e) {
@@ -111,24 +111,32 @@ final class FilePartition implements InputPartition {
     }
 
     /** A non-negative count in 7-bit groups, low first: most counts here take one byte. */
-    private static void writeCount(DataOutputStream out, int n) throws IOException {
-        int v = n;
-        while ((v & ~0x7f) != 0) {
-            out.writeByte((v & 0x7f) | 0x80);
+    private static void writeCount(DataOutputStream out, long n) throws IOException {
+        long v = n;
+        while ((v & ~0x7fL) != 0) {
+            out.writeByte((int) (v & 0x7f) | 0x80);
             v >>>= 7;
         }
-        out.writeByte(v);
+        out.writeByte((int) v);
     }
 
     private static int readCount(DataInputStream in) throws IOException {
-        int v = 0;
-        for (int shift = 0; shift < 32; shift += 7) {
+        long v = readLongCount(in);
+        if (v > Integer.MAX_VALUE) {
+            throw new IOException("a count above 2^31 - 1");
+        }
+        return (int) v;
+    }
+
+    private static long readLongCount(DataInputStream in) throws IOException {
+        long v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
             int b = in.readUnsignedByte();
-            v |= (b & 0x7f) << shift;
+            v |= (long) (b & 0x7f) << shift;
             if ((b & 0x80) == 0) {
                 return v;
             }
         }
-        throw new IOException("a count longer than five bytes");
+        throw new IOException("a count longer than ten bytes");
     }
 }

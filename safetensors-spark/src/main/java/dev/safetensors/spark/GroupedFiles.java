@@ -24,9 +24,9 @@ import java.util.function.Consumer;
  * <p>What it holds back is bounded by {@link ListOptions#DEFAULT_MAX_HELD_BACK} each, as the command's listing is:
  * files wait for an index that may name them, which a listing often gives after them ({@code model-00001-of-00002}
  * sorts before {@code model.safetensors.index.json}), until the listing ends or the bound is passed (then the oldest
- * is read on its own); the shards of indexes seen and not listed yet are remembered, so a shard listed after its index is read once,
- * under it; and the files handed on lately are remembered, so a file two locations list is read once. Past a bound,
- * a file may be read twice (on its own and under its index, or under two locations), never skipped. Entries are taken
+ * is read on its own); the shards of indexes seen and not listed yet are remembered, so a shard listed after its
+ * index is read once, under it; and the files handed on lately are remembered, so a file two locations list is read
+ * once. Past a bound, a file may be read twice (on its own and under its index, or under two locations), never skipped. Entries are taken
  * a batch at a time, so that the batch's indexes are read side by side.
  */
 final class GroupedFiles implements AutoCloseable {
@@ -85,14 +85,20 @@ final class GroupedFiles implements AutoCloseable {
             taken.forEach(f -> place(f, List.of()));
             return;
         }
-        try (OrderedWindow<FileListing.Found, List<String>> shards = new OrderedWindow<>(taken.iterator(),
-                f -> isIndex(f) ? shardsOf(f) : List.of(), f -> !isIndex(f), r -> { },
-                Math.max(1, options.ioThreads()), "index")) {
-            for (FileListing.Found f : taken) {
-                place(f, shards.next());
+        // only the indexes go through the window, so that ioThreads of them are read at once
+        List<FileListing.Found> indexes = taken.stream().filter(GroupedFiles::isIndex).toList();
+        List<List<String>> shards = new ArrayList<>(indexes.size());
+        try (OrderedWindow<FileListing.Found, List<String>> reads = new OrderedWindow<>(indexes.iterator(),
+                this::shardsOf, f -> false, r -> { }, Math.max(1, options.ioThreads()), "index")) {
+            while (reads.hasNext()) {
+                shards.add(reads.next());
             }
         } catch (IOException e) {
             throw new UncheckedIOException("reading the indexes the listing found: " + e.getMessage(), e);
+        }
+        Iterator<List<String>> named = shards.iterator();
+        for (FileListing.Found f : taken) {
+            place(f, isIndex(f) ? named.next() : List.of());
         }
     }
 

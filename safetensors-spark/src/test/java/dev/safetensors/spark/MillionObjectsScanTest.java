@@ -109,11 +109,13 @@ class MillionObjectsScanTest {
             System.out.printf(Locale.ROOT, "MILLION spark level=file over %,d objects, driver -Xmx%s (local[2,2]):"
                             + " %s; %.1f s wall, child CPU %.1f s = %.0f objects per CPU-second; verdicts %s;"
                             + " heap max after GC %.1f MiB, after a full collection %.1f MiB over %d; per million"
-                            + " objects: %.0f listing requests, %.0f GETs, %.1f MB of response bodies; load average"
+                            + " objects: %.0f listing requests, %.0f GETs, %.1f MB of listing"
+                            + " pages, %.1f MB of object bytes; load average"
                             + " at start %s, at end %s%n",
                     OBJECTS, HEAP, driver, seconds, childCpu.toNanos() / 1e9,
                     OBJECTS / (childCpu.toNanos() / 1e9), verdicts, heap[0] / 1048576.0, heap[1] / 1048576.0, heap[2],
-                    s3.listRequests() * perMillion, s3.getRequests() * perMillion, s3.bodyBytes() * perMillion / 1e6,
+                    s3.listRequests() * perMillion, s3.getRequests() * perMillion, s3.listingBytes() * perMillion / 1e6,
+                    s3.objectBytes() * perMillion / 1e6,
                     load, Files.readString(Path.of("/proc/loadavg")).trim());
             long files = expected.files();
             assertEquals(files, Long.parseLong(driver.get("files")), "every shard and file planned, once");
