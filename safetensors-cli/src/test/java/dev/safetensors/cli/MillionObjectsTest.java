@@ -1,6 +1,7 @@
 package dev.safetensors.cli;
 
 import dev.safetensors.fixtures.ChildJvm;
+import dev.safetensors.fixtures.GcLog;
 import dev.safetensors.fixtures.GeneratedBucket;
 import dev.safetensors.fixtures.GeneratedS3;
 import org.junit.jupiter.api.Tag;
@@ -16,8 +17,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -31,7 +30,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * and the heap bound, never a time.
  */
 class MillionObjectsTest {
-    private static final Pattern GC = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
     private static final long OBJECTS = Long.getLong("million.objects", 1_000_000);
     private static final int JOBS = Integer.getInteger("million.jobs", 16);
 
@@ -150,7 +148,7 @@ class MillionObjectsTest {
             assertEquals(1, p.exitValue(), () -> err.lines().skip(Math.max(0, err.lines().count() - 5))
                     .reduce("", (a, b) -> a + "\n" + b));
             counts.assertMatches(expected);
-            long[] heap = heap(Files.readAllLines(gcLog, StandardCharsets.UTF_8));
+            GcLog heap = GcLog.read(gcLog);
             double cpu = childCpu.toNanos() / 1e9;
             double perMillion = 1e6 / OBJECTS;
             System.out.printf(Locale.ROOT, "MILLION validate --json --recursive --jobs %d over %,d objects (%,d file"
@@ -160,8 +158,8 @@ class MillionObjectsTest {
                             + " %.1f MiB; per million objects: %.0f listing requests, %.0f GETs, %.1f MB of listing"
                             + " pages, %.1f MB of object bytes; load average at start %s, at end %s%n",
                     JOBS, OBJECTS, counts.files, counts.checkpoints, counts.lines, seconds, OBJECTS / seconds, cpu,
-                    OBJECTS / cpu, serverCpu / 1e9, heap[0] / 1048576.0, heap[2], heap[3] / 1048576.0, heap[4],
-                    heap[1] / 1048576.0,
+                    OBJECTS / cpu, serverCpu / 1e9, heap.maxAfterAny() / 1048576.0, heap.collections(), heap.maxAfterFull() / 1048576.0,
+                    heap.full(), heap.maxCommitted() / 1048576.0,
                     s3.listRequests() * perMillion, s3.getRequests() * perMillion, s3.listingBytes() * perMillion / 1e6,
                     s3.objectBytes() * perMillion / 1e6,
                     load, Files.readString(Path.of("/proc/loadavg")).trim());
@@ -170,8 +168,9 @@ class MillionObjectsTest {
                     + " summary");
             assertEquals((OBJECTS + 999) / 1000, s3.listRequests(), "one listing page per 1,000 keys");
             assertEquals(OBJECTS, s3.getRequests(), "one ranged GET per object");
-            assertTrue(heap[2] > 0, "the child collected garbage at least once");
-            assertTrue(heap[3] < 64L << 20, "the heap after each full collection stays under 64 MiB: " + heap[3]);
+            assertTrue(heap.collections() > 0, "the child collected garbage at least once");
+            assertTrue(heap.maxAfterFull() < 64L << 20, "the heap after each full collection stays under 64 MiB: "
+                    + heap.maxAfterFull());
         }
     }
 
@@ -180,38 +179,4 @@ class MillionObjectsTest {
         return ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO).toNanos();
     }
 
-    /**
-     * @return the largest heap after a collection, the largest heap committed, the number of collections, the largest
-     *         heap after a full collection (what is retained: a young collection's figure counts the old generation's
-     *         garbage too), and the number of full collections
-     */
-    private static long[] heap(List<String> gcLog) {
-        long after = 0;
-        long committed = 0;
-        long collections = 0;
-        long afterFull = 0;
-        long full = 0;
-        for (String line : gcLog) {
-            Matcher m = GC.matcher(line);
-            if (m.find()) {
-                collections++;
-                long used = bytes(m.group(3), m.group(4));
-                after = Math.max(after, used);
-                committed = Math.max(committed, bytes(m.group(5), m.group(6)));
-                if (line.contains("Pause Full")) {
-                    full++;
-                    afterFull = Math.max(afterFull, used);
-                }
-            }
-        }
-        return new long[] {after, committed, collections, afterFull, full};
-    }
-
-    private static long bytes(String n, String unit) {
-        return Long.parseLong(n) << switch (unit) {
-            case "K" -> 10;
-            case "M" -> 20;
-            default -> 30;
-        };
-    }
 }

@@ -15,7 +15,7 @@ import java.util.List;
  * (the length it shares with it, then the rest, a char at a time in 7-bit groups: one byte for ASCII, and any
  * string, lone surrogates included, comes back as it was), since a listing's neighbours share their folder. Spark
  * keeps every partition of a scan on the driver for as long as the scan lives, and ships each to its task; a
- * prefix of a million objects as {@link FileGroup}s of strings held about 150 bytes per file there, this about 25
+ * prefix of a million objects as {@link FileGroup}s of strings held about 140 bytes per file there, this about 30
  * (benchmarks/README.md, "A million objects"). The task decodes its groups once, with {@link #groups()}.
  */
 final class FilePartition implements InputPartition {

@@ -1,6 +1,7 @@
 package dev.safetensors.spark;
 
 import dev.safetensors.fixtures.ChildJvm;
+import dev.safetensors.fixtures.GcLog;
 import dev.safetensors.fixtures.GeneratedBucket;
 import dev.safetensors.fixtures.GeneratedS3;
 import org.junit.jupiter.api.Tag;
@@ -20,8 +21,6 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -38,7 +37,6 @@ class MillionObjectsScanTest {
     private static final long OBJECTS = Long.getLong("million.objects", 1_000_000);
     private static final String HEAP = System.getProperty("million.driverHeap", "512m");
     private static final String MODE = System.getProperty("million.spark", "read");
-    private static final Pattern GC = Pattern.compile("(\\d+)([KMG])->(\\d+)([KMG])\\((\\d+)([KMG])\\)");
 
     @TempDir
     Path dir;
@@ -104,7 +102,7 @@ class MillionObjectsScanTest {
             String err = Files.readString(stderr, StandardCharsets.UTF_8);
             assertEquals(0, p.exitValue(), () -> err.lines().skip(Math.max(0, err.lines().count() - 30))
                     .reduce("", (a, b) -> a + "\n" + b));
-            long[] heap = heap(Files.readAllLines(gcLog, StandardCharsets.UTF_8));
+            GcLog heap = GcLog.read(gcLog);
             double perMillion = 1e6 / OBJECTS;
             System.out.printf(Locale.ROOT, "MILLION spark level=file over %,d objects, driver -Xmx%s (local[2,2]):"
                             + " %s; %.1f s wall, child CPU %.1f s = %.0f objects per CPU-second; verdicts %s;"
@@ -113,7 +111,8 @@ class MillionObjectsScanTest {
                             + " pages, %.1f MB of object bytes; load average"
                             + " at start %s, at end %s%n",
                     OBJECTS, HEAP, driver, seconds, childCpu.toNanos() / 1e9,
-                    OBJECTS / (childCpu.toNanos() / 1e9), verdicts, heap[0] / 1048576.0, heap[1] / 1048576.0, heap[2],
+                    OBJECTS / (childCpu.toNanos() / 1e9), verdicts, heap.maxAfterAny() / 1048576.0,
+                    heap.maxAfterFull() / 1048576.0, heap.full(),
                     s3.listRequests() * perMillion, s3.getRequests() * perMillion, s3.listingBytes() * perMillion / 1e6,
                     s3.objectBytes() * perMillion / 1e6,
                     load, Files.readString(Path.of("/proc/loadavg")).trim());
@@ -138,28 +137,5 @@ class MillionObjectsScanTest {
             int eq = f.indexOf('=');
             into.put(f.substring(0, eq), f.substring(eq + 1));
         }
-    }
-
-    /** @return the largest heap after a collection, after a full collection, and the number of full ones */
-    private static long[] heap(List<String> gcLog) {
-        long after = 0;
-        long afterFull = 0;
-        long full = 0;
-        for (String line : gcLog) {
-            Matcher m = GC.matcher(line);
-            if (m.find()) {
-                long used = Long.parseLong(m.group(3)) << switch (m.group(4)) {
-                    case "K" -> 10;
-                    case "M" -> 20;
-                    default -> 30;
-                };
-                after = Math.max(after, used);
-                if (line.contains("Pause Full")) {
-                    full++;
-                    afterFull = Math.max(afterFull, used);
-                }
-            }
-        }
-        return new long[] {after, afterFull, full};
     }
 }
