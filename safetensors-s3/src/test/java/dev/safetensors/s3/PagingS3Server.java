@@ -1,6 +1,7 @@
 package dev.safetensors.s3;
 
 import com.sun.net.httpserver.HttpServer;
+import dev.safetensors.fixtures.QueryParameters;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -10,9 +11,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -36,7 +35,7 @@ final class PagingS3Server implements AutoCloseable {
         server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         server.createContext("/", exchange -> {
             requests.incrementAndGet();
-            Map<String, String> q = query(exchange.getRequestURI().getRawQuery());
+            Map<String, String> q = QueryParameters.parse(exchange.getRequestURI().getRawQuery());
             int maxKeys = Integer.parseInt(q.getOrDefault("max-keys", "1000"));
             long start = q.containsKey("continuation-token") ? Long.parseLong(q.get("continuation-token")) : 0;
             byte[] body = page(q.getOrDefault("prefix", ""), start, maxKeys).getBytes(StandardCharsets.UTF_8);
@@ -74,19 +73,6 @@ final class PagingS3Server implements AutoCloseable {
             xml.append("<NextContinuationToken>").append(next == 0 ? "0" : next).append("</NextContinuationToken>");
         }
         return xml.append("</ListBucketResult>").toString();
-    }
-
-    private static Map<String, String> query(String raw) {
-        Map<String, String> m = new HashMap<>();
-        if (raw != null) {
-            for (String pair : raw.split("&")) {
-                int eq = pair.indexOf('=');
-                String k = eq < 0 ? pair : pair.substring(0, eq);
-                String v = eq < 0 ? "" : pair.substring(eq + 1);
-                m.put(URLDecoder.decode(k, StandardCharsets.UTF_8), URLDecoder.decode(v, StandardCharsets.UTF_8));
-            }
-        }
-        return m;
     }
 
     @Override

@@ -10,7 +10,6 @@ import dev.safetensors.SourceNotFoundException;
 import dev.safetensors.StorageException;
 import dev.safetensors.core.NameGlob;
 import dev.safetensors.core.PrefixSelection;
-import dev.safetensors.core.ShardIndex;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -18,12 +17,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Consumer;
 
 /**
  * Turns the locations a user gave into the files to read, once per scan, on the driver.
@@ -49,10 +45,14 @@ import java.util.concurrent.atomic.AtomicLong;
  * {@code NOT_FOUND} naming what was searched, unless {@code allowEmpty}: a gate over the wrong location must not
  * pass. A file named explicitly always counts, as it is read (and reported) whether it exists or not.
  *
- * <p>With {@code expandIndex} (the default), each {@code *.safetensors.index.json} is read here (one request) and
- * replaced by its shards, kept in one group with it; a shard listed on its own too is read once. Without it, an
- * index named explicitly is refused ({@link IllegalArgumentException}): it names a checkpoint, which is not one
- * safetensors file, and read as one it would only fail.
+ * <p>With {@code expandIndex} (the default), each {@code *.safetensors.index.json} is read here (one request,
+ * {@code ioThreads} at a time) and replaced by its shards, kept in one group with it; a shard listed on its own too
+ * is read once, within {@link GroupedFiles}' bound. Without it, an index named explicitly is refused
+ * ({@link IllegalArgumentException}): it names a checkpoint, which is not one safetensors file, and read as one it
+ * would only fail.
+ *
+ * <p>Nothing is held per listed entry: the listing is handed on as it goes ({@link #list}), so a prefix of a million
+ * objects costs the driver what the partitions cost ({@link FilePartition}) and what the grouping holds back.
  */
 final class FileListing {
     /** Listings done in this JVM: the tests check that a scan lists once, however often Spark plans it. */
@@ -66,58 +66,66 @@ final class FileListing {
     }
 
     /**
-     * The files a scan reads.
+     * Lists the locations and hands each group of files the scan reads to {@code sink}, in listing order, as the
+     * listing goes: nothing is held per listed entry but what {@link GroupedFiles} holds back, within its bound.
      *
-     * @param groups     the files, grouped (an index with its shards)
-     * @param unreadable the entries the listings could not read or name, skipped under {@code allowUnreadable}
+     * @param locations the locations given to the load
+     * @param options   the scan's options
+     * @param sink      takes each group, on this thread
+     * @return the entries the listings could not read or name, skipped under {@code allowUnreadable}
+     * @throws UncheckedIOException a location that cannot be listed, or an entry it could not read or name
      */
-    record Selected(List<FileGroup> groups, long unreadable) {
-    }
-
-    static Selected list(List<String> locations, ScanOptions options) {
+    static long list(List<String> locations, ScanOptions options, Consumer<FileGroup> sink) {
         LISTINGS.incrementAndGet();
         NameGlob glob = options.glob();
-        List<Found> files = new ArrayList<>();
+        long[] groups = new long[1];
         long unreadable = 0;
-        for (String given : locations) {
-            if (given == null || given.isBlank()) {
-                throw new IllegalArgumentException("a path to read is empty: name a file, a folder or a prefix");
-            }
-            String location = Locations.normalize(given);
-            if (!options.expandIndex() && Location.parse(location).isIndex()) {
-                throw new IllegalArgumentException("option expandIndex is false, but " + Location.parse(location)
-                        .display() + " is an index: it names a checkpoint, read as its shards only with expandIndex"
-                        + " true (the default); name the shards themselves to read them without the index");
-            }
-            try {
-                Path local = Locations.localPath(location);
-                if (local != null && Files.isDirectory(local)) {
-                    unreadable += listFolder(Location.of(local), glob, options, files);
-                } else if (local == null && HadoopFiles.handles(location)) {
-                    if (HadoopFiles.isFolder(location)) {
-                        List<Found> found = new ArrayList<>();
-                        HadoopFiles.list(location, options.recursiveFileLookup(),
-                                e -> keep(e, glob, options, found));
-                        found.sort(Comparator.comparing(Found::location));
-                        files.addAll(found);
-                    } else {
-                        files.add(new Found(location, -1));
-                    }
-                } else if (local == null && isPrefix(location, options)) {
-                    unreadable += listFolder(Location.parse(location), glob, options, files);
-                } else {
-                    files.add(new Found(location, -1));
+        try (GroupedFiles grouped = new GroupedFiles(options, g -> {
+            groups[0]++;
+            sink.accept(g);
+        })) {
+            for (String given : locations) {
+                if (given == null || given.isBlank()) {
+                    throw new IllegalArgumentException("a path to read is empty: name a file, a folder or a prefix");
                 }
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot list " + dev.safetensors.Location.parse(location).display()
-                        + ": " + e.getMessage() + " [" + dev.safetensors.ErrorCode.of(e) + "]", e);
+                String location = Locations.normalize(given);
+                if (!options.expandIndex() && Location.parse(location).isIndex()) {
+                    throw new IllegalArgumentException("option expandIndex is false, but " + Location.parse(location)
+                            .display() + " is an index: it names a checkpoint, read as its shards only with"
+                            + " expandIndex true (the default); name the shards themselves to read them without the"
+                            + " index");
+                }
+                try {
+                    Path local = Locations.localPath(location);
+                    if (local != null && Files.isDirectory(local)) {
+                        unreadable += listFolder(Location.of(local), glob, options, grouped);
+                    } else if (local == null && HadoopFiles.handles(location)) {
+                        if (HadoopFiles.isFolder(location)) {
+                            // Hadoop lists in no promised order: sorted here, so rows come in one order everywhere
+                            List<Found> found = new ArrayList<>();
+                            HadoopFiles.list(location, options.recursiveFileLookup(),
+                                    e -> keep(e, glob, options, found::add));
+                            found.sort(Comparator.comparing(Found::location));
+                            found.forEach(grouped::add);
+                            grouped.endListing();
+                        } else {
+                            grouped.add(new Found(location, -1));
+                        }
+                    } else if (local == null && isPrefix(location, options)) {
+                        unreadable += listFolder(Location.parse(location), glob, options, grouped);
+                    } else {
+                        grouped.add(new Found(location, -1));
+                    }
+                } catch (IOException e) {
+                    throw new UncheckedIOException("cannot list " + Location.parse(location).display() + ": "
+                            + e.getMessage() + " [" + ErrorCode.of(e) + "]", e);
+                }
             }
         }
-        List<FileGroup> groups = options.expandIndex() ? expand(files, options) : distinct(files);
-        if (groups.isEmpty() && !options.allowEmpty()) {
+        if (groups[0] == 0 && !options.allowEmpty()) {
             throw selectedNothing(locations, options);
         }
-        return new Selected(groups, unreadable);
+        return unreadable;
     }
 
     /**
@@ -165,18 +173,20 @@ final class FileListing {
                 && !where.fileName().endsWith(Location.FILE_SUFFIX));
     }
 
-    /** @return how many entries the listing could not read or name, skipped under {@code allowUnreadable} */
-    private static long listFolder(Location folder, NameGlob glob, ScanOptions options, List<Found> out)
+    /**
+     * Lists a folder or prefix, its entries in the listing's order (an object store's key order; a local folder's is
+     * the same, by code point), into the grouping.
+     *
+     * @return how many entries the listing could not read or name, skipped under {@code allowUnreadable}
+     */
+    private static long listFolder(Location folder, NameGlob glob, ScanOptions options, GroupedFiles grouped)
             throws IOException {
-        List<Found> found = new ArrayList<>();
         ListOptions list = ListOptions.DEFAULT.withRecursive(options.recursiveFileLookup());
-        long unreadable;
         try (Listing listing = SparkSources.registry().list(folder, list)) {
-            unreadable = select(listing, glob, options, found);
+            return select(listing, glob, options, grouped::add);
+        } finally {
+            grouped.endListing();
         }
-        found.sort(Comparator.comparing(Found::location));
-        out.addAll(found);
-        return unreadable;
     }
 
     /**
@@ -185,7 +195,7 @@ final class FileListing {
      * @return how many entries it could not read or name, skipped under {@code allowUnreadable}
      * @throws IOException the listing's failure, or the first entry it could not read or name
      */
-    static long select(Listing listing, NameGlob glob, ScanOptions options, List<Found> out)
+    static long select(Listing listing, NameGlob glob, ScanOptions options, Consumer<Found> out)
             throws IOException {
         long unreadable = 0;
         while (listing.hasNext()) {
@@ -202,7 +212,7 @@ final class FileListing {
         return unreadable;
     }
 
-    private static void keep(ListEntry e, NameGlob glob, ScanOptions options, List<Found> out) {
+    private static void keep(ListEntry e, NameGlob glob, ScanOptions options, Consumer<Found> out) {
         String name = PrefixSelection.name(e.location());
         boolean wanted = glob.matches(name) || (options.expandIndex() && e.isFile() && name.endsWith(Location.INDEX_SUFFIX));
         if (!wanted) {
@@ -210,79 +220,6 @@ final class FileListing {
         }
         // a local entry keeps its path form, so rows name it as the user's folder did
         String text = e.location().text();
-        out.add(new Found(text, e.isFile() ? e.size() : -1));
-    }
-
-    private static List<FileGroup> distinct(List<Found> files) {
-        Set<String> seen = new LinkedHashSet<>();
-        List<FileGroup> groups = new ArrayList<>();
-        for (Found f : files) {
-            if (seen.add(f.location())) {
-                groups.add(FileGroup.of(f.location(), f.size()));
-            }
-        }
-        return groups;
-    }
-
-    private static List<FileGroup> expand(List<Found> files, ScanOptions options) {
-        Map<String, FileGroup> indexes = new LinkedHashMap<>();
-        Set<String> claimed = new LinkedHashSet<>();
-        for (Found found : files) {
-            String f = found.location();
-            if (f.endsWith(Location.INDEX_SUFFIX) && !indexes.containsKey(f)) {
-                List<String> shards = new ArrayList<>();
-                try {
-                    for (Location shard : options.client().locate(Location.parse(f)).shards()) {
-                        shards.add(shard.text());
-                    }
-                } catch (IOException | RuntimeException e) {
-                    // the task reads the index again and reports this failure as the index's row
-                    shards.clear();
-                }
-                claimed.addAll(shards);
-                indexes.put(f, new FileGroup(f, shards));
-            }
-        }
-        List<FileGroup> groups = new ArrayList<>(indexes.values());
-        Set<String> seen = new LinkedHashSet<>();
-        for (Found f : files) {
-            String l = f.location();
-            if (!indexes.containsKey(l) && !claimed.contains(l) && seen.add(l)) {
-                groups.add(FileGroup.of(l, f.size()));
-            }
-        }
-        return groups;
-    }
-
-    /**
-     * Packs groups into partitions of about {@code filesPerPartition} files and, when tensor data is read, about
-     * {@code maxPartitionBytes} bytes (sizes from the listing), never splitting a group.
-     */
-    static List<List<FileGroup>> pack(List<FileGroup> groups, int filesPerPartition, long maxPartitionBytes) {
-        List<List<FileGroup>> partitions = new ArrayList<>();
-        List<FileGroup> current = new ArrayList<>();
-        int weight = 0;
-        long bytes = 0;
-        for (FileGroup g : groups) {
-            long size = Math.max(0, g.bytes());
-            if (weight > 0 && (weight + g.weight() > filesPerPartition || bytes + size > maxPartitionBytes)) {
-                partitions.add(current);
-                current = new ArrayList<>();
-                weight = 0;
-                bytes = 0;
-            }
-            current.add(g);
-            weight += g.weight();
-            bytes += size;
-        }
-        if (!current.isEmpty()) {
-            partitions.add(current);
-        }
-        return partitions;
-    }
-
-    /** Packs groups by file count alone. */
-    static List<List<FileGroup>> pack(List<FileGroup> groups, int filesPerPartition) {
-        return pack(groups, filesPerPartition, Long.MAX_VALUE);
+        out.accept(new Found(text, e.isFile() ? e.size() : -1));
     }
 }

@@ -12,7 +12,9 @@ import java.util.List;
 
 /**
  * One scan: the files are listed on the first {@link #planInputPartitions()} and kept, because Spark plans a batch
- * scan more than once per action and a listing of a large folder is the most expensive step on the driver.
+ * scan more than once per action and a listing of a large folder is the most expensive step on the driver. The
+ * listing is packed into partitions as it goes ({@link PartitionPacker}), and what is kept is the partitions'
+ * compact form ({@link FilePartition}), not an object per file.
  */
 final class SafetensorsScan implements Scan, Batch {
     private final List<String> locations;
@@ -51,11 +53,9 @@ final class SafetensorsScan implements Scan, Batch {
         if (partitions == null) {
             hadoop = HadoopConf.of(org.apache.spark.sql.SparkSession.active().sparkContext().hadoopConfiguration());
             HadoopFiles.use(hadoop);
-            FileListing.Selected selected = FileListing.list(locations, options);
-            unreadable = selected.unreadable();
-            List<List<FileGroup>> packed = FileListing.pack(selected.groups(), options.filesPerPartition(),
-                    options.maxPartitionBytes());
-            partitions = packed.stream().map(FilePartition::new).toArray(InputPartition[]::new);
+            PartitionPacker packer = new PartitionPacker(options.filesPerPartition(), options.maxPartitionBytes());
+            unreadable = FileListing.list(locations, options, packer);
+            partitions = packer.finish();
         }
         return partitions.clone();
     }

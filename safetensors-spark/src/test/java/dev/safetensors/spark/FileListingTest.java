@@ -74,7 +74,7 @@ class FileListingTest {
 
     private static long select(List<ListEntry> entries, ScanOptions options, List<String> kept) throws IOException {
         List<FileListing.Found> found = new ArrayList<>();
-        long skipped = FileListing.select(listing(entries), options.glob(), options, found);
+        long skipped = FileListing.select(listing(entries), options.glob(), options, found::add);
         found.forEach(f -> kept.add(f.location()));
         return skipped;
     }
