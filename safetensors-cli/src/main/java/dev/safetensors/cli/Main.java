@@ -10,6 +10,7 @@ import java.util.Arrays;
 import dev.safetensors.cli.arguments.ArgumentParser;
 import dev.safetensors.cli.arguments.CommandSpec;
 import dev.safetensors.cli.arguments.HelpText;
+import dev.safetensors.cli.arguments.JobsOption;
 import dev.safetensors.cli.arguments.UsageException;
 import dev.safetensors.cli.commands.Subcommand;
 import dev.safetensors.cli.output.DebugLog;
@@ -30,6 +31,15 @@ import dev.safetensors.cli.results.Status;
  * {@code --debug} is given (see {@link DebugLog}).
  */
 public final class Main {
+    /**
+     * Idle connections the JDK's {@code HttpURLConnection} keeps per host, its {@code http.maxConnections} (default
+     * 5), unless the user set it. The S3 and Cloud Storage backends send through that connection cache: with more
+     * workers than it keeps, a worker that hands its connection back to a full cache closes it, and the next request
+     * opens a new one (at {@code --jobs 16}, 264 connections for 1,600 objects instead of 16). As many as the most
+     * jobs, so every worker's connection is kept; idle ones still close after the server's keep-alive time.
+     */
+    static final String IDLE_CONNECTIONS_PER_HOST = Integer.toString(JobsOption.MAX_JOBS);
+
     private Main() {
     }
 
@@ -39,12 +49,20 @@ public final class Main {
      * @param args the command line
      */
     public static void main(String[] args) {
+        keepIdleConnections();
         PrintStream out = StandardOutput.open();
         PrintStream err = new PrintStream(new FileOutputStream(FileDescriptor.err), true, StandardCharsets.UTF_8);
         int code = run(args, out, err);
         out.flush();
         err.flush();
         System.exit(code);
+    }
+
+    /** Sets {@code http.maxConnections} to {@link #IDLE_CONNECTIONS_PER_HOST} unless it is set already. */
+    static void keepIdleConnections() {
+        if (System.getProperty("http.maxConnections") == null) {
+            System.setProperty("http.maxConnections", IDLE_CONNECTIONS_PER_HOST);
+        }
     }
 
     /**

@@ -6,7 +6,8 @@ package dev.safetensors.cli.arguments;
  * ignore.
  */
 public final class JobsOption {
-    static final int MAX_JOBS = 256;
+    /** The most jobs {@code --jobs} accepts: {@value}. */
+    public static final int MAX_JOBS = 256;
 
     static final int DEFAULT_JOBS = 8;
 
