@@ -3,7 +3,6 @@ package dev.safetensors.core;
 import dev.safetensors.DType;
 import org.junit.jupiter.api.Test;
 
-import java.math.BigDecimal;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.SplittableRandom;
@@ -13,9 +12,12 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 
 /**
  * {@link Float32Narrowing} against an independent reference: the nearest representable value found by exact
- * {@link BigDecimal} comparison among the two neighbours of the input (values of {@link ReferenceFloats}, which shares
- * nothing with the library), ties to the even significand, and overflow defined as IEEE does (round as if the
- * exponent range were unbounded, then to infinity past the largest finite value).
+ * comparison among the two neighbours of the input (values of {@link ReferenceFloats}, which shares nothing with the
+ * library), ties to the even significand, and overflow defined as IEEE does (round as if the exponent range were
+ * unbounded, then to infinity past the largest finite value). The comparisons are made in doubles, exactly: a float
+ * and its neighbours are doubles, and each distance compared is exact by Sterbenz's lemma (neighbours within a factor
+ * of two), except next to zero, where {@code x - 0} is exact and the other distance can only round towards half the
+ * gap, which keeps the comparison's answer ({@link Float64NarrowingTest} says it at length).
  */
 class NarrowingTest {
     /** Every finite non-negative binary16 value in increasing order, as float; index = bits. */
@@ -32,7 +34,7 @@ class NarrowingTest {
         int sign = Float.floatToRawIntBits(f) < 0 ? 0x8000 : 0;
         float a = Math.abs(f);
         // 2^16 is the value the next binade would start at: the overflow threshold is halfway from 65504 to it
-        BigDecimal exact = new BigDecimal(a);
+        double exact = a;
         int lo = 0;
         int hi = 0x7bff;
         while (lo < hi) { // the largest h with value(h) <= a
@@ -43,10 +45,10 @@ class NarrowingTest {
                 hi = mid - 1;
             }
         }
-        BigDecimal below = new BigDecimal(F16_VALUES[lo]);
-        BigDecimal above = lo == 0x7bff ? new BigDecimal(65536) : new BigDecimal(F16_VALUES[lo + 1]);
-        int cmp = exact.subtract(below).compareTo(above.subtract(exact));
-        int chosen = cmp < 0 || (cmp == 0 && (lo & 1) == 0) || exact.compareTo(below) == 0 ? lo : lo + 1;
+        double below = F16_VALUES[lo];
+        double above = lo == 0x7bff ? 65536.0 : F16_VALUES[lo + 1];
+        int cmp = Double.compare(exact - below, above - exact);
+        int chosen = cmp < 0 || (cmp == 0 && (lo & 1) == 0) || exact == below ? lo : lo + 1;
         return sign | chosen; // lo + 1 == 0x7c00 is infinity
     }
 
@@ -56,12 +58,11 @@ class NarrowingTest {
         int sign = bits & 0x8000_0000;
         int abs = bits & 0x7fff_ffff;
         int low = abs & 0xffff_0000;
-        BigDecimal exact = new BigDecimal(Math.abs(f));
-        BigDecimal below = new BigDecimal(Float.intBitsToFloat(low));
+        double exact = Math.abs(f);
+        double below = Float.intBitsToFloat(low);
         // the next value up, or 2^128 where that is infinity
-        BigDecimal above = low + 0x10000 == 0x7f80_0000 ? new BigDecimal(2).pow(128)
-                : new BigDecimal(Float.intBitsToFloat(low + 0x10000));
-        int cmp = exact.subtract(below).compareTo(above.subtract(exact));
+        double above = low + 0x10000 == 0x7f80_0000 ? 0x1p128 : Float.intBitsToFloat(low + 0x10000);
+        int cmp = Double.compare(exact - below, above - exact);
         boolean down = cmp < 0 || (cmp == 0 && ((low >>> 16) & 1) == 0);
         return (sign | (down ? low : low + 0x10000)) >>> 16;
     }
