@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -16,16 +17,22 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link InspectS3} against s3proxy, a real S3 API server (the test JVM's shared {@link LoopbackS3}, in which this
- * class writes keys of its own); it checks the AWS signatures of the keys handed to the example.
+ * class writes keys of its own); it checks the AWS signatures of the keys handed to the example. The runs with the
+ * right keys share one child JVM ({@link ExampleProcess#runAll}); the one with a wrong secret has a JVM of its own, as
+ * a user types it.
  */
 class InspectS3Test {
     private static final String ACCESS_KEY = LoopbackS3.ACCESS_KEY;
     private static final String SECRET_KEY = LoopbackS3.SECRET_KEY;
+    /** The runs with the right keys, in the order of their batch. */
+    private static final List<String> URIS = List.of("s3://models/sample.safetensors",
+            "s3://models/large-header.safetensors", "s3://models/absent.safetensors");
 
     @TempDir
     static Path bucket;
     private static String endpoint;
     private static long largeHeaderFileSize;
+    private static List<ExampleProcess.Result> results;
 
     @BeforeAll
     static void start() throws Exception {
@@ -40,11 +47,18 @@ class InspectS3Test {
         LoopbackS3 s3 = LoopbackS3.shared();
         s3.putFiles("models", bucket);
         endpoint = s3.endpoint().toString();
+        inspectAll();
     }
 
-    private static ExampleProcess.Result inspect(String uri) throws Exception {
-        return ExampleProcess.run(InspectS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
-                "AWS_SECRET_ACCESS_KEY", SECRET_KEY, "AWS_REGION", "us-east-1"), uri, endpoint);
+    private static void inspectAll() throws Exception {
+        results = ExampleProcess.runAll(Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY, "AWS_SECRET_ACCESS_KEY", SECRET_KEY,
+                "AWS_REGION", "us-east-1"),
+                URIS.stream().map(uri -> new ExampleProcess.Invocation(InspectS3.class, uri, endpoint)).toList(),
+                i -> { });
+    }
+
+    private static ExampleProcess.Result inspect(String uri) {
+        return results.get(URIS.indexOf(uri));
     }
 
     @Test

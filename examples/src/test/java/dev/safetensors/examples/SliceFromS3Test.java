@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -17,17 +18,21 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link SliceFromS3} against s3proxy (the test JVM's shared {@link LoopbackS3}, in which this class writes a key of
- * its own): a row range of a 1 MiB matrix costs the header GET and one ranged GET. */
+ * its own): a row range of a 1 MiB matrix costs the header GET and one ranged GET. Both runs share one child JVM
+ * ({@link ExampleProcess#runAll}).
+ */
 class SliceFromS3Test {
     private static final String ACCESS_KEY = LoopbackS3.ACCESS_KEY;
     private static final String SECRET_KEY = LoopbackS3.SECRET_KEY;
     private static final int ROWS = 1024;
     private static final int COLUMNS = 256;
+    private static final String MATRIX = "s3://models/matrix.safetensors";
 
     @TempDir
     static Path bucket;
     private static String endpoint;
     private static long headerBytes;
+    private static List<ExampleProcess.Result> results;
 
     @BeforeAll
     static void start() throws Exception {
@@ -45,13 +50,15 @@ class SliceFromS3Test {
         LoopbackS3 s3 = LoopbackS3.shared();
         s3.putFiles("models", bucket);
         endpoint = s3.endpoint().toString();
+        results = ExampleProcess.runAll(Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY, "AWS_SECRET_ACCESS_KEY", SECRET_KEY,
+                "AWS_REGION", "us-east-1"), List.of(
+                new ExampleProcess.Invocation(SliceFromS3.class, MATRIX, "w", "600", "602", endpoint),
+                new ExampleProcess.Invocation(SliceFromS3.class, MATRIX, "w", "1000", "1100", endpoint)), i -> { });
     }
 
     @Test
-    void aRowRangeCostsOneRangedGetAfterTheHeader() throws Exception {
-        ExampleProcess.Result r = ExampleProcess.run(SliceFromS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
-                "AWS_SECRET_ACCESS_KEY", SECRET_KEY, "AWS_REGION", "us-east-1"),
-                "s3://models/matrix.safetensors", "w", "600", "602", endpoint);
+    void aRowRangeCostsOneRangedGetAfterTheHeader() {
+        ExampleProcess.Result r = results.get(0);
         assertEquals(0, r.exitCode(), r.stderr());
         assertTrue(r.stdout().startsWith("w[600:602] of [1024, 256] -> shape [2, 256], 512 floats, first [600.0,"
                 + " 600.001, 600.002, 600.003]"), r.stdout());
@@ -61,10 +68,8 @@ class SliceFromS3Test {
     }
 
     @Test
-    void rowsOutsideTheTensorAreAnInvalidSlice() throws Exception {
-        ExampleProcess.Result r = ExampleProcess.run(SliceFromS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
-                "AWS_SECRET_ACCESS_KEY", SECRET_KEY, "AWS_REGION", "us-east-1"),
-                "s3://models/matrix.safetensors", "w", "1000", "1100", endpoint);
+    void rowsOutsideTheTensorAreAnInvalidSlice() {
+        ExampleProcess.Result r = results.get(1);
         assertEquals(1, r.exitCode(), r.stdout());
         assertTrue(r.stderr().contains("TensorAccessException") && r.stderr().contains("[INVALID_SLICE]"),
                 r.stderr());
