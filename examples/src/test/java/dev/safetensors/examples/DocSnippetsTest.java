@@ -20,8 +20,13 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.regex.MatchResult;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
@@ -36,6 +41,12 @@ import static org.junit.jupiter.api.Assertions.fail;
  * own imports; any other block is a fragment: its leading {@code import} lines stay imports, and the rest becomes the
  * body of a method that may throw, with the library's packages and the JDK's usual ones imported. Deprecated API
  * use is an error, as is any other compiler warning.
+ *
+ * <p>The snippets are compiled together first, in one javac task, which costs a fraction of a task each (javac's
+ * start and its symbol tables, once). A snippet passes on that compilation only if it had no diagnostic at all and
+ * no other snippet declares a type whose name it uses (which would resolve to that type together, not alone); any
+ * other snippet, and every snippet once that compilation reports anything, is compiled alone, and that compilation
+ * decides.
  */
 class DocSnippetsTest {
     private static final Path ROOT = Path.of("..");
@@ -43,6 +54,9 @@ class DocSnippetsTest {
     private static final Pattern TYPE = Pattern.compile(
             "(?m)^(?:public\\s+|final\\s+|abstract\\s+)*(?:class|interface|record|enum)\\s+(\\w+)");
     private static final Pattern IMPORT = Pattern.compile("^import\\s+(static\\s+)?[\\w.]+(\\.\\*)?;\\s*$");
+    /** Every type a unit declares, nested ones included: the names another snippet could resolve to. */
+    private static final Pattern DECLARED = Pattern.compile("\\b(?:class|interface|record|enum)\\s+(\\w+)");
+    private static final Pattern WORD = Pattern.compile("\\w+");
     private static final String FRAGMENT_IMPORTS = """
             import dev.safetensors.*;
             import dev.safetensors.core.*;
@@ -63,13 +77,37 @@ class DocSnippetsTest {
     private static final JavaCompiler JAVAC = ToolProvider.getSystemJavaCompiler();
     /** One file manager for every snippet: it opens the class path's jars once, not once per snippet. */
     private static StandardJavaFileManager files;
+    /** The snippets that compiled together with no diagnostic and use no name another snippet declares. */
+    private static final Set<String> PASSED_TOGETHER = new HashSet<>();
 
     @TempDir
-    Path out;
+    static Path out;
 
     @BeforeAll
-    static void openFiles() {
+    static void compileTogether() throws IOException {
         files = JAVAC.getStandardFileManager(null, Locale.ROOT, StandardCharsets.UTF_8);
+        List<Snippet> all = snippets();
+        List<Unit> units = all.stream().map(DocSnippetsTest::unit).toList();
+        if (!compile(units, Files.createDirectories(out.resolve("together"))).isEmpty()) {
+            return; // each snippet alone, then, so that each names its own errors
+        }
+        Map<String, Integer> declarers = new HashMap<>();
+        for (Unit unit : units) {
+            Matcher declared = DECLARED.matcher(unit.source());
+            while (declared.find()) {
+                declarers.merge(declared.group(1), 1, Integer::sum);
+            }
+        }
+        for (int i = 0; i < all.size(); i++) {
+            Unit unit = units.get(i);
+            Set<String> own = new HashSet<>();
+            DECLARED.matcher(unit.source()).results().forEach(r -> own.add(r.group(1)));
+            boolean usesAnother = WORD.matcher(unit.source()).results().map(MatchResult::group)
+                    .anyMatch(w -> declarers.getOrDefault(w, 0) > (own.contains(w) ? 1 : 0));
+            if (!usesAnother) {
+                PASSED_TOGETHER.add(all.get(i).name());
+            }
+        }
     }
 
     @AfterAll
@@ -115,7 +153,7 @@ class DocSnippetsTest {
     }
 
     @Test
-    void aSnippetThatUsesAMissingMethodFails() {
+    void aSnippetThatUsesAMissingMethodFails() throws IOException {
         // the check itself: a snippet naming an API that does not exist must not pass
         List<String> errors = compile(new Snippet("drift.md", 1, "Sources.openEverything(\"x\");\n"));
         assertEquals(1, errors.size(), errors.toString());
@@ -125,6 +163,9 @@ class DocSnippetsTest {
     @TestFactory
     Stream<DynamicTest> everySnippetCompiles() throws IOException {
         return snippets().stream().map(s -> DynamicTest.dynamicTest(s.name(), () -> {
+            if (PASSED_TOGETHER.contains(s.name())) {
+                return;
+            }
             List<String> errors = compile(s);
             if (!errors.isEmpty()) {
                 fail(s.name() + " does not compile:\n" + String.join("\n", errors) + "\n--- source ---\n"
@@ -158,19 +199,26 @@ class DocSnippetsTest {
                 + "    void snippet() throws Exception {\n" + body + "    }\n}\n");
     }
 
-    private List<String> compile(Snippet s) {
-        Unit unit = unit(s);
-        JavaFileObject source = new SimpleJavaFileObject(
-                URI.create("string:///" + unit.className() + ".java"), JavaFileObject.Kind.SOURCE) {
-            @Override
-            public CharSequence getCharContent(boolean ignoreEncodingErrors) {
-                return unit.source();
-            }
-        };
+    private static List<String> compile(Snippet s) throws IOException {
+        return compile(List.of(unit(s)), Files.createTempDirectory(out, "alone"));
+    }
+
+    /** Compiles the units in one task into {@code classes}, and returns its errors and warnings. */
+    private static List<String> compile(List<Unit> units, Path classes) {
+        List<JavaFileObject> sources = new ArrayList<>();
+        for (Unit unit : units) {
+            sources.add(new SimpleJavaFileObject(
+                    URI.create("string:///" + unit.className() + ".java"), JavaFileObject.Kind.SOURCE) {
+                @Override
+                public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+                    return unit.source();
+                }
+            });
+        }
         DiagnosticCollector<JavaFileObject> diagnostics = new DiagnosticCollector<>();
         List<String> options = List.of("--release", "17", "-proc:none", "-Xlint:all,-processing", "-Werror",
-                "-classpath", System.getProperty("java.class.path"), "-d", out.toString());
-        JAVAC.getTask(null, files, diagnostics, options, null, List.of(source)).call();
+                "-classpath", System.getProperty("java.class.path"), "-d", classes.toString());
+        JAVAC.getTask(null, files, diagnostics, options, null, sources).call();
         List<String> errors = new ArrayList<>();
         for (Diagnostic<? extends JavaFileObject> d : diagnostics.getDiagnostics()) {
             if (d.getKind() == Diagnostic.Kind.ERROR || d.getKind() == Diagnostic.Kind.WARNING

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -14,20 +15,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link InspectAzure}, which names no Azure class, run as a user runs it: the backend is found through
  * {@code ServiceLoader} on the class path and configured by {@code AZURE_STORAGE_CONNECTION_STRING}, here Azurite's
- * on loopback.
+ * on loopback. Both runs share one child JVM ({@link ExampleProcess#runAll}): the Azure SDK is the dearest to load.
  */
 class InspectAzureTest {
-    private static Azurite azurite;
+    private static final List<String> LOCATIONS = List.of("az://models/sample.safetensors",
+            "az://models/absent.safetensors");
+    private static List<ExampleProcess.Result> results;
 
     @BeforeAll
     static void start() throws Exception {
-        azurite = Azurite.shared();
+        Azurite azurite = Azurite.shared();
         azurite.put("models", "sample.safetensors", Files.readAllBytes(Path.of("data", "sample.safetensors")));
+        results = ExampleProcess.runAll(Map.of("AZURE_STORAGE_CONNECTION_STRING", azurite.connectionString()),
+                LOCATIONS.stream().map(location -> new ExampleProcess.Invocation(InspectAzure.class, location))
+                        .toList(), i -> { });
     }
 
-    private static ExampleProcess.Result inspect(String location) throws Exception {
-        return ExampleProcess.run(InspectAzure.class,
-                Map.of("AZURE_STORAGE_CONNECTION_STRING", azurite.connectionString()), location);
+    private static ExampleProcess.Result inspect(String location) {
+        return results.get(LOCATIONS.indexOf(location));
     }
 
     @Test

@@ -5,32 +5,35 @@ import dev.safetensors.core.SafetensorsWriter;
 import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.file.Path;
-import java.util.Map;
+import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link SliceFromS3} against s3proxy (the test JVM's shared {@link LoopbackS3}, in which this class writes a key of
- * its own): a row range of a 1 MiB matrix costs the header GET and one ranged GET. */
+ * its own): a row range of a 1 MiB matrix costs the header GET and one ranged GET. Both runs share one child JVM with
+ * {@link InspectS3Test}'s ({@link S3ExampleRuns}).
+ */
 class SliceFromS3Test {
-    private static final String ACCESS_KEY = LoopbackS3.ACCESS_KEY;
-    private static final String SECRET_KEY = LoopbackS3.SECRET_KEY;
     private static final int ROWS = 1024;
     private static final int COLUMNS = 256;
-
-    @TempDir
-    static Path bucket;
+    private static final String MATRIX = "s3://models/matrix.safetensors";
     private static String endpoint;
     private static long headerBytes;
 
-    @BeforeAll
-    static void start() throws Exception {
+    /**
+     * Writes this class's matrix to the shared server, before {@link S3ExampleRuns} runs the examples.
+     *
+     * @param s3 the shared server
+     * @throws IOException never, in memory
+     */
+    static void putObjects(LoopbackS3 s3) throws IOException {
         // element (r, c) is r + c / 1000, so the rows printed are easy to check
         ByteBuffer values = ByteBuffer.allocate(ROWS * COLUMNS * 4).order(ByteOrder.LITTLE_ENDIAN);
         for (int r = 0; r < ROWS; r++) {
@@ -38,20 +41,33 @@ class SliceFromS3Test {
                 values.putFloat(r + c / 1000f);
             }
         }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
         long size = SafetensorsWriter.create().tensor("w", DType.F32, new long[] {ROWS, COLUMNS}, values.flip())
-                .writeTo(bucket.resolve("matrix.safetensors"));
+                .writeTo(bytes);
         headerBytes = size - ROWS * COLUMNS * 4L;
+        s3.put("models", "matrix.safetensors", bytes.toByteArray());
+    }
 
-        LoopbackS3 s3 = LoopbackS3.shared();
-        s3.putFiles("models", bucket);
-        endpoint = s3.endpoint().toString();
+    /**
+     * @param endpoint the shared server's
+     * @return this class's runs: rows 600 to 602, then rows past the end
+     */
+    static List<ExampleProcess.Invocation> invocations(String endpoint) {
+        return List.of(slice("600", "602", endpoint), slice("1000", "1100", endpoint));
+    }
+
+    private static ExampleProcess.Invocation slice(String from, String to, String endpoint) {
+        return new ExampleProcess.Invocation(SliceFromS3.class, MATRIX, "w", from, to, endpoint);
+    }
+
+    @BeforeAll
+    static void start() throws Exception {
+        endpoint = S3ExampleRuns.run();
     }
 
     @Test
-    void aRowRangeCostsOneRangedGetAfterTheHeader() throws Exception {
-        ExampleProcess.Result r = ExampleProcess.run(SliceFromS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
-                "AWS_SECRET_ACCESS_KEY", SECRET_KEY, "AWS_REGION", "us-east-1"),
-                "s3://models/matrix.safetensors", "w", "600", "602", endpoint);
+    void aRowRangeCostsOneRangedGetAfterTheHeader() {
+        ExampleProcess.Result r = S3ExampleRuns.result(slice("600", "602", endpoint));
         assertEquals(0, r.exitCode(), r.stderr());
         assertTrue(r.stdout().startsWith("w[600:602] of [1024, 256] -> shape [2, 256], 512 floats, first [600.0,"
                 + " 600.001, 600.002, 600.003]"), r.stdout());
@@ -61,10 +77,8 @@ class SliceFromS3Test {
     }
 
     @Test
-    void rowsOutsideTheTensorAreAnInvalidSlice() throws Exception {
-        ExampleProcess.Result r = ExampleProcess.run(SliceFromS3.class, Map.of("AWS_ACCESS_KEY_ID", ACCESS_KEY,
-                "AWS_SECRET_ACCESS_KEY", SECRET_KEY, "AWS_REGION", "us-east-1"),
-                "s3://models/matrix.safetensors", "w", "1000", "1100", endpoint);
+    void rowsOutsideTheTensorAreAnInvalidSlice() {
+        ExampleProcess.Result r = S3ExampleRuns.result(slice("1000", "1100", endpoint));
         assertEquals(1, r.exitCode(), r.stdout());
         assertTrue(r.stderr().contains("TensorAccessException") && r.stderr().contains("[INVALID_SLICE]"),
                 r.stderr());
