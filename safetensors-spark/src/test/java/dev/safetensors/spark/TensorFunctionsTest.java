@@ -19,14 +19,8 @@ import java.util.List;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/**
- * The SQL functions st_decode_float/double/long and st_encode, on their own and on the reader's rows. The class
- * runs with Spark's code generation on, as users get it, while the rest of the fast tier runs without
- * ({@link LocalSpark}): the Java UDFs' arguments and results are converted in generated code there, and the reader's
- * rows are read by generated projections, so a defect only code generation shows is caught here.
- */
+/** The SQL functions st_decode_float/double/long and st_encode, on their own and on the reader's rows. */
 class TensorFunctionsTest {
     private static SparkSession spark;
     @TempDir
@@ -35,7 +29,7 @@ class TensorFunctionsTest {
 
     @BeforeAll
     static void start() throws IOException {
-        spark = LocalSpark.withCodegen();
+        spark = LocalSpark.start();
         SafetensorsSpark.registerFunctions(spark);
         file = Fixtures.write(dir.resolve("m.safetensors"), 5);
     }
@@ -78,14 +72,6 @@ class TensorFunctionsTest {
         rows.forEach(r -> assertEquals(true, r.getBoolean(1), r.getString(0)));
         Row step = one("SELECT st_decode_long(data, dtype, shape) FROM binary_rows WHERE tensor = 'step'");
         assertEquals(List.of(5L), step.getList(0));
-    }
-
-    @Test
-    void theReadersRowsAndTheFunctionsRunInGeneratedCode() {
-        spark.read().format("safetensors").option("data", "binary").load(file.toString())
-                .createOrReplaceTempView("generated_rows");
-        assertTrue(LocalSpark.generatesCode(spark.sql("SELECT tensor, st_decode_float(data, dtype, shape)"
-                + " FROM generated_rows WHERE dtype = 'F32'")), "whole-stage code generation is on in this class");
     }
 
     @Test
