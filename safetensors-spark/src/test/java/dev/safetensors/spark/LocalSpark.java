@@ -8,8 +8,8 @@ import scala.collection.Iterator;
 
 /**
  * The test JVM's one local[2] session, each task tried twice as a cluster would (local[2,2]), so a failed
- * attempt is retried (starting takes 3-4 s to start, far more on a loaded machine, so the test classes
- * share it; Spark's shutdown hook stops it when the JVM exits), and the scan metrics of a finished query.
+ * attempt is retried (it takes 3-4 s to start, far more on a loaded machine, so the test classes share it;
+ * Spark's shutdown hook stops it when the JVM exits), and the scan metrics of a finished query.
  */
 final class LocalSpark {
     private LocalSpark() {
