@@ -46,8 +46,7 @@ class LauncherIT {
         Cli.Run quiet = Cli.run(Cli.asShipped(Map.of()), "verify", big.toString(), "--sha256", sha).exits(1);
         assertEquals("", quiet.stderr(), quiet.describe());
         Cli.Run drawn = Cli.run(Cli.asShipped(Map.of("SAFETENSORS_JAVA_OPTS", "-Dsafetensors.stderr.terminal=true")),
-                "verify",
-                big.toString(), "--sha256", sha).exits(1);
+                "verify", big.toString(), "--sha256", sha).exits(1);
         assertTrue(drawn.stderr().contains("\r[#"), drawn.describe());
         assertTrue(drawn.stderr().contains(" / 1.1 GB  "), drawn.describe());
         assertTrue(drawn.stderr().endsWith("\r\u001b[K"), "the bar is erased at the end\n" + drawn.describe());
