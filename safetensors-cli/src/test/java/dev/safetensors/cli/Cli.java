@@ -206,6 +206,16 @@ public final class Cli {
         }
     }
 
+    /**
+     * Each stream of each run is read on a thread of its own: a reader that waits for a pool thread while its process
+     * blocks on a full pipe would hang the run, and launcher tests run two at a time.
+     */
+    private static final java.util.concurrent.Executor DRAINS = task -> {
+        Thread t = new Thread(task, "cli-drain");
+        t.setDaemon(true);
+        t.start();
+    };
+
     private static CompletableFuture<byte[]> drain(InputStream in) {
         return CompletableFuture.supplyAsync(() -> {
             try (in; ByteArrayOutputStream buffer = new ByteArrayOutputStream()) {
@@ -214,7 +224,7 @@ public final class Cli {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        });
+        }, DRAINS);
     }
 
     /** @return the launcher this class runs, {@code bin/safetensors} of the checkout */

@@ -6,6 +6,8 @@ import dev.safetensors.fixtures.LoopbackS3;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -28,7 +30,12 @@ import dev.safetensors.cli.output.StandardOutput;
  * can (one run over Azure reads locations from standard input and an index the run before wrote there), every run but
  * the cache test's skips the class data archive and C2 ({@link Cli#SHORT_RUN}), and the S3 tests share the test JVM's
  * s3proxy ({@link LoopbackS3#shared()}), each in a bucket of its own.
+ *
+ * <p>The tests run two at a time (the module's parallelism), since each mostly waits on its runs: each has a folder
+ * of its own, S3 and Azure buckets of its own in the JVM's shared servers, a GCS stand-in of its own, and only the
+ * cache test reads or writes the launcher's {@code target/cds} (every other run skips it).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class LauncherIT {
     @TempDir
     Path dir;
