@@ -24,13 +24,41 @@ import static org.junit.jupiter.api.Assertions.fail;
  * Runs the real launcher, {@code bin/safetensors}, as a new user would: a separate process, with the JDK that runs
  * the tests ({@code JAVA_HOME}) and {@code SAFETENSORS_NO_BUILD=1}, so the launcher runs the jar that {@code package}
  * just built and never calls Maven.
+ *
+ * <p>Every run skips the launcher's class data sharing archive and C2 ({@link #SHORT_RUN}) unless its environment
+ * says otherwise: a test's run is over a few kilobytes, where recording an archive (the first run of each subcommand
+ * after a build, which in a clean build is nearly every test's) and C2's compilations cost more CPU than they win
+ * back. What users get is checked where it matters: {@code LauncherIT}'s cache test runs {@link #asShipped} and
+ * proves the archive (and the AOT cache on JDK 25) is written, used and changes nothing printed, and the slow tier's
+ * throughput tests measure the command as shipped.
  */
 public final class Cli {
     private static final JsonMapper JSON = JsonMapper.builder().build();
     private static final Path LAUNCHER = Path.of(System.getProperty("safetensors.launcher", "../bin/safetensors"))
             .toAbsolutePath().normalize();
 
+    /**
+     * The environment every run starts from, under the test's own: no class data sharing archive is read or recorded
+     * ({@code SAFETENSORS_NO_CDS}), and C1 only ({@code JAVA_OPTS}, which comes after the launcher's own choice of
+     * compiler and so wins over it).
+     */
+    static final Map<String, String> SHORT_RUN = Map.of("SAFETENSORS_NO_CDS", "1",
+            "JAVA_OPTS", "-XX:TieredStopAtLevel=1");
+
     private Cli() {
+    }
+
+    /**
+     * @param env the test's environment
+     * @return {@code env} with {@link #SHORT_RUN} undone: the launcher runs with the archive (or the AOT cache) and the
+     *         compilers it picks, as users run it; a variable {@code env} sets itself is kept
+     */
+    static Map<String, String> asShipped(Map<String, String> env) {
+        Map<String, String> shipped = new java.util.HashMap<>();
+        // an empty value is the launcher's "not set": ${SAFETENSORS_NO_CDS:-} and ${JAVA_OPTS:-}
+        SHORT_RUN.keySet().forEach(k -> shipped.put(k, ""));
+        shipped.putAll(env);
+        return shipped;
     }
 
     /**
@@ -123,6 +151,7 @@ public final class Cli {
         pb.environment().put("SAFETENSORS_NO_BUILD", "1");
         pb.environment().remove("HF_TOKEN");
         pb.environment().remove("HF_ENDPOINT");
+        pb.environment().putAll(SHORT_RUN);
         pb.environment().putAll(env);
         pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         return finish(pb, "safetensors " + String.join(" ", args));
@@ -152,6 +181,7 @@ public final class Cli {
         ProcessBuilder pb = new ProcessBuilder(command);
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         pb.environment().put("SAFETENSORS_NO_BUILD", "1");
+        pb.environment().putAll(SHORT_RUN);
         pb.environment().putAll(env);
         pb.redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         return finish(pb, script);
@@ -176,6 +206,16 @@ public final class Cli {
         }
     }
 
+    /**
+     * Each stream of each run is read on a thread of its own: a reader that waits for a pool thread while its process
+     * blocks on a full pipe would hang the run, and launcher tests run two at a time.
+     */
+    private static final java.util.concurrent.Executor DRAINS = task -> {
+        Thread t = new Thread(task, "cli-drain");
+        t.setDaemon(true);
+        t.start();
+    };
+
     private static CompletableFuture<byte[]> drain(InputStream in) {
         return CompletableFuture.supplyAsync(() -> {
             try (in; ByteArrayOutputStream buffer = new ByteArrayOutputStream()) {
@@ -184,7 +224,12 @@ public final class Cli {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        });
+        }, DRAINS);
+    }
+
+    /** @return the launcher this class runs, {@code bin/safetensors} of the checkout */
+    static Path launcher() {
+        return LAUNCHER;
     }
 
     /** @return the sample data folder of the repository ({@code examples/data}) */

@@ -111,12 +111,13 @@ class PrefixThroughputTest {
         }
         // what the launcher costs before the first request: one object validated the same way
         long first = System.nanoTime();
-        Cli.run(InProcess.S3_ENV, "validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
+        Cli.run(Cli.asShipped(InProcess.S3_ENV), "validate", "--json", "--s3-endpoint", endpoint, "--s3-path-style",
                 "s3://" + BUCKET + "/n100/d00/m0000.safetensors").exits(0);
         startSeconds = (System.nanoTime() - first) / 1e9;
         long start = System.nanoTime();
-        Cli.Run run = Cli.run(InProcess.S3_ENV, "validate", "--json", "--recursive", "--jobs", Integer.toString(jobs),
-                "--s3-endpoint", endpoint, "--s3-path-style", "s3://" + BUCKET + "/" + prefix).exits(0);
+        Cli.Run run = Cli.run(Cli.asShipped(InProcess.S3_ENV), "validate", "--json", "--recursive", "--jobs",
+                Integer.toString(jobs), "--s3-endpoint", endpoint, "--s3-path-style", "s3://" + BUCKET + "/" + prefix)
+                .exits(0);
         long took = System.nanoTime() - start;
         assertEquals(objects, run.json().size(), run.stderr());
         return objects / (took / 1e9);
