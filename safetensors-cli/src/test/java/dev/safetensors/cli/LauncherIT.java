@@ -42,6 +42,19 @@ class LauncherIT {
 
     /** Slow tier: two runs that each hash a 1 GiB (sparse) file. */
     @Test
+    void thePackagePhaseLeavesTheStampTheLauncherComparesTheSourcesWith() throws IOException {
+        // LauncherFreshnessTest: how the launcher uses it
+        Path stamp = Path.of("target/lib/.built");
+        assertTrue(Files.isRegularFile(stamp), "package touches " + stamp);
+        try (var files = Files.walk(Path.of("target/lib"))) {
+            for (Path jar : files.filter(f -> f.toString().endsWith(".jar")).toList()) {
+                assertFalse(Files.getLastModifiedTime(jar).compareTo(Files.getLastModifiedTime(stamp)) > 0,
+                        jar + " is not newer than the stamp");
+            }
+        }
+    }
+
+    @Test
     @Tag("slow")
     void progressIsDrawnOnATerminalOnly() {
         long payload = 1L << 30;
