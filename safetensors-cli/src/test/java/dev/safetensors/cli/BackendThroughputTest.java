@@ -244,14 +244,14 @@ class BackendThroughputTest {
                 int jobs = JOBS[i];
                 slow.resetCounts();
                 double limit = plain(store, slow, objects[i], jobs);
-                String plainFlight = flight(slow);
+                String plainFlight = slow.flightReport();
                 slow.resetCounts();
                 long start = System.nanoTime();
                 store.command(slow, objects[i], jobs);
                 double ours = objects[i] / ((System.nanoTime() - start) / 1e9);
                 report.append(String.format(Locale.ROOT, "  --jobs %2d, %,5d objects: validate %6.1f objects/s (%s),"
                         + " plain client %6.1f objects/s (%s), ratio %.2f; ideal %.0f; load %s%n", jobs, objects[i],
-                        ours, flight(slow), limit, plainFlight, ours / limit, jobs * 1000.0 / DELAY_MILLIS,
+                        ours, slow.flightReport(), limit, plainFlight, ours / limit, jobs * 1000.0 / DELAY_MILLIS,
                         MachineLoad.now()));
             }
         }
@@ -277,10 +277,6 @@ class BackendThroughputTest {
         return objects / ((System.nanoTime() - start) / 1e9);
     }
 
-    private static String flight(ShapingProxy proxy) {
-        return String.format(Locale.ROOT, "in flight: max %d, mean %.1f; %d requests, %d connections",
-                proxy.maxInFlight(), proxy.meanInFlight(), proxy.requests(), proxy.connections());
-    }
 
     private static String name(int objects, int i) {
         return String.format(Locale.ROOT, "n%d/d%02d/m%04d.safetensors", objects, i % 25, i);

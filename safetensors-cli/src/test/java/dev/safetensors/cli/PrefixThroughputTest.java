@@ -64,31 +64,28 @@ class PrefixThroughputTest {
                 String prefix = "n" + OBJECTS[i] + "/";
                 slow.resetCounts();
                 double limit = plain(plain, prefix, jobs, OBJECTS[i]);
-                String plainFlight = flight(slow);
+                String plainFlight = slow.flightReport();
                 slow.resetCounts();
                 double ours = command(endpoint, prefix, jobs, OBJECTS[i]);
                 report.append(String.format(Locale.ROOT, "  --jobs %2d, %,5d objects: validate %6.1f objects/s (%s),"
                         + " plain client %6.1f objects/s (%s), ratio %.2f; ideal %.0f; load %s%n", jobs, OBJECTS[i],
-                        ours, flight(slow), limit, plainFlight, ours / limit, jobs * 1000.0 / DELAY_MILLIS, MachineLoad.now()));
+                        ours, slow.flightReport(), limit, plainFlight, ours / limit, jobs * 1000.0 / DELAY_MILLIS,
+                        MachineLoad.now()));
             }
             slow.resetCounts();
             double limit = plain(plain, "n2500/", 16, 2_500);
-            String plainFlight = flight(slow);
+            String plainFlight = slow.flightReport();
             slow.resetCounts();
             double whole = launched(endpoint, "n2500/", 16, 2_500);
             report.append(whole < 0 ? "  the whole command: not measured (bin/safetensors needs mvn package first)\n"
                     : String.format(Locale.ROOT, "  --jobs 16, 2,500 objects, the whole command (bin/safetensors, its"
                     + " JVM's start included): %.1f objects/s (%s), plain client %.1f objects/s (%s), ratio %.2f;"
-                    + " the launcher over one object took %.2f s; load %s%n", whole, flight(slow), limit,
+                    + " the launcher over one object took %.2f s; load %s%n", whole, slow.flightReport(), limit,
                     plainFlight, whole / limit, startSeconds, MachineLoad.now()));
         }
         System.out.print(report);
     }
 
-    private static String flight(ShapingProxy proxy) {
-        return String.format(Locale.ROOT, "in flight: max %d, mean %.1f; %d requests, %d connections",
-                proxy.maxInFlight(), proxy.meanInFlight(), proxy.requests(), proxy.connections());
-    }
 
     /** @return objects per second of {@code validate --json --recursive} run in this JVM */
     private static double command(String endpoint, String prefix, int jobs, int objects) {

@@ -10,6 +10,7 @@ import java.net.ServerSocket;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -150,6 +151,12 @@ final class ShapingProxy implements AutoCloseable {
     /** @return the requests in flight on average, from the first request's arrival to the last answer's start */
     synchronized double meanInFlight() {
         return lastNanos > firstNanos && firstNanos >= 0 ? integral / (lastNanos - firstNanos) : 0;
+    }
+
+    /** @return the counts since the last {@link #resetCounts()}, as the throughput reports print them */
+    String flightReport() {
+        return String.format(Locale.ROOT, "in flight: max %d, mean %.1f; %d requests, %d connections", maxInFlight(),
+                meanInFlight(), requests(), connections());
     }
 
     /** Forgets the counts (not the connections' state): the next measurement starts from here. */
